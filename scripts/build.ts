@@ -1,0 +1,105 @@
+// Builds one single-file executable per plugin: dist/bin/<plugin>.
+// Each file is scripts/launcher.cjs with the esbuild bundle of plugins/<plugin>/main.ts
+// and the native addons embedded, so copying that one file is the whole install.
+import { build, type Plugin } from 'esbuild';
+import { createHash } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+const root = resolve(import.meta.dirname, '..');
+const outDir = join(root, 'dist', 'bin');
+
+const nativePaths: Record<string, string> = {
+  cni_native: join(root, 'native', 'build', 'Release', 'cni_native.node'),
+  netlink: join(root, 'node_modules', 'netlink', 'prebuilds', `linux-${process.arch}`, 'node.napi.node'),
+};
+
+function sha256(bytes: Buffer | string): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+// In the bundle every native comes from the launcher (`__cniLoadNative`, a
+// parameter of the function the bundle runs in), never from a path on disk.
+const embedNatives: Plugin = {
+  name: 'embed-natives',
+  setup(b) {
+    const nativesModule = join(root, 'lib', 'linux', 'natives');
+    b.onResolve({ filter: /natives(\.ts)?$/ }, (args) =>
+      resolve(args.resolveDir, args.path).replace(/\.ts$/, '') === nativesModule
+        ? { path: 'natives', namespace: 'cni-natives' }
+        : undefined,
+    );
+    b.onResolve({ filter: /^node-gyp-build$/ }, () => ({ path: 'node-gyp-build', namespace: 'cni-natives' }));
+    b.onLoad({ filter: /.*/, namespace: 'cni-natives' }, (args) => ({
+      loader: 'js',
+      contents:
+        args.path === 'node-gyp-build'
+          ? `module.exports = () => __cniLoadNative('netlink');`
+          : `export function nativeModule(name) { return __cniLoadNative(name); }`,
+    }));
+  },
+};
+
+async function bundlePlugin(name: string): Promise<string> {
+  const res = await build({
+    entryPoints: [join(root, 'plugins', name, 'main.ts')],
+    bundle: true,
+    write: false,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    minify: false,
+    legalComments: 'none',
+    plugins: [embedNatives],
+    logLevel: 'warning',
+  });
+  const out = res.outputFiles[0];
+  if (!out) throw new Error(`esbuild produced no output for ${name}`);
+  return out.text;
+}
+
+// Every executable carries every native: they are small (~150 KiB), and a
+// plugin that could fail for a missing native on some code path is worse.
+function embeddedNatives(): Record<string, { sha: string; size: number; base64: string }> {
+  const natives: Record<string, { sha: string; size: number; base64: string }> = {};
+  for (const [name, file] of Object.entries(nativePaths)) {
+    if (!existsSync(file)) throw new Error(`native module ${name} not built: ${file} (run npm ci)`);
+    const bytes = readFileSync(file);
+    natives[name] = { sha: sha256(bytes).slice(0, 16), size: bytes.length, base64: bytes.toString('base64') };
+  }
+  return natives;
+}
+
+function fill(template: string, slot: string, value: string): string {
+  const marker = `/*@@${slot}@@*/`;
+  const at = template.indexOf(marker);
+  if (at < 0) throw new Error(`launcher has no slot ${slot}`);
+  // The slot is followed by a placeholder literal ('' or {}) that the value replaces.
+  const end = template.indexOf(';', at);
+  return template.slice(0, at) + value + template.slice(end);
+}
+
+async function buildPlugin(name: string, launcher: string, natives: ReturnType<typeof embeddedNatives>): Promise<void> {
+  const bundle = await bundlePlugin(name);
+  let text = launcher;
+  text = fill(text, 'PLUGIN', JSON.stringify(name));
+  text = fill(text, 'BUNDLE_HASH', JSON.stringify(sha256(bundle + JSON.stringify(natives)).slice(0, 16)));
+  text = fill(text, 'NATIVES', JSON.stringify(natives));
+  text = fill(text, 'BUNDLE', JSON.stringify(bundle));
+  const file = join(outDir, name);
+  writeFileSync(file, `#!/usr/bin/env node\n${text}`);
+  chmodSync(file, 0o755);
+  console.log(`built ${file} (${(text.length / 1024).toFixed(0)} KiB)`);
+}
+
+async function main(): Promise<void> {
+  mkdirSync(outDir, { recursive: true });
+  // An extensionless file next to a package.json with "type":"module" would be read as ESM.
+  writeFileSync(join(root, 'dist', 'package.json'), '{"type":"commonjs"}\n');
+  const launcher = readFileSync(join(root, 'scripts', 'launcher.cjs'), 'utf8');
+  const plugins = readdirSync(join(root, 'plugins')).filter((p) => existsSync(join(root, 'plugins', p, 'main.ts')));
+  const natives = embeddedNatives();
+  for (const p of plugins) await buildPlugin(p, launcher, natives);
+}
+
+await main();

@@ -1,0 +1,121 @@
+'use strict';
+// Launcher of a single-file plugin executable. scripts/build.ts fills in the
+// /*@@...@@*/ slots: the plugin's bundled code, and the native addons it needs.
+//
+// Why a launcher at all: a runtime waits on every ADD, and compiling the bundle
+// is a large part of a plugin's start-up. V8 can reuse a code cache, but only
+// for code compiled through vm.Script, so the bundle travels as a string.
+//
+// Natives and the code cache live in a directory that must be owned by root (or
+// by us) and not writable by anyone else: a root process must never load code
+// another user could have replaced.
+const fs = require('node:fs');
+const path = require('node:path');
+const vm = require('node:vm');
+
+const PLUGIN = /*@@PLUGIN@@*/'';
+const BUNDLE_HASH = /*@@BUNDLE_HASH@@*/'';
+const NATIVES = /*@@NATIVES@@*/{};
+const BUNDLE = /*@@BUNDLE@@*/'';
+
+const stateDir = process.env.CNI_TS_NATIVE_DIR || '/var/lib/cni/.native';
+const uid = typeof process.geteuid === 'function' ? process.geteuid() : 0;
+
+class UnsafeDirError extends Error {}
+
+// Every ancestor must be safe too: whoever can rename a parent can swap the
+// whole directory. Sticky directories (like /tmp) are fine, since there only the
+// owner may rename an entry.
+function assertSafeDir(dir) {
+  for (let d = dir; ; d = path.dirname(d)) {
+    const st = fs.lstatSync(d);
+    if (!st.isDirectory()) throw new UnsafeDirError(`${d} is not a directory`);
+    if (st.uid !== 0 && st.uid !== uid) throw new UnsafeDirError(`${d} is owned by uid ${st.uid}`);
+    const writableByOthers = (st.mode & 0o022) !== 0;
+    const sticky = (st.mode & 0o1000) !== 0;
+    if (writableByOthers && !(sticky && d !== dir)) throw new UnsafeDirError(`${d} is writable by group or others`);
+    if (d === path.dirname(d)) return;
+  }
+}
+
+let dirChecked = false;
+function ensureStateDir() {
+  if (dirChecked) return;
+  fs.mkdirSync(path.dirname(stateDir), { recursive: true, mode: 0o755 });
+  try { fs.mkdirSync(stateDir, { mode: 0o700 }); } catch (e) { if (e.code !== 'EEXIST') throw e; }
+  assertSafeDir(stateDir);
+  dirChecked = true;
+}
+
+// Exclusive create of a temp name, fsync, then atomic rename: a reader sees
+// either no file or a complete one, and two plugins racing both succeed.
+function writeAtomic(file, bytes) {
+  const tmp = `${file}.${process.pid}.tmp`;
+  const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o600);
+  try {
+    fs.writeSync(fd, bytes);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(tmp, file);
+}
+
+function isReusable(file, size) {
+  try {
+    const st = fs.lstatSync(file);
+    return st.isFile() && st.size === size && (st.uid === 0 || st.uid === uid) && (st.mode & 0o022) === 0;
+  } catch {
+    return false;
+  }
+}
+
+const loaded = new Map();
+function loadNative(name) {
+  const hit = loaded.get(name);
+  if (hit) return hit;
+  const n = NATIVES[name];
+  if (!n) throw new Error(`native module ${name} is not embedded in this executable`);
+  ensureStateDir();
+  const file = path.join(stateDir, `${name}-${n.sha}.node`);
+  if (!isReusable(file, n.size)) {
+    try { fs.unlinkSync(file); } catch {}
+    writeAtomic(file, Buffer.from(n.base64, 'base64'));
+  }
+  const mod = { exports: {} };
+  process.dlopen(mod, file);
+  loaded.set(name, mod.exports);
+  return mod.exports;
+}
+
+function readCache(file) {
+  try {
+    ensureStateDir();
+    return isReusable(file, fs.lstatSync(file).size) ? fs.readFileSync(file) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const cacheFile = path.join(stateDir, `${PLUGIN}-${BUNDLE_HASH}-${process.version}.jscache`);
+const cached = readCache(cacheFile);
+const script = new vm.Script(
+  `(function (exports, require, module, __filename, __dirname, __cniLoadNative) {${BUNDLE}\n})`,
+  { filename: __filename, cachedData: cached },
+);
+
+// The cache is written after the plugin ran, so it also holds the functions
+// that were compiled lazily on the way: that is where the start-up time goes.
+if (cached === undefined || script.cachedDataRejected) {
+  process.once('exit', () => {
+    try {
+      ensureStateDir();
+      try { fs.unlinkSync(cacheFile); } catch {}
+      writeAtomic(cacheFile, script.createCachedData());
+    } catch {
+      // A missing cache only costs time; never fail a CNI verb over it.
+    }
+  });
+}
+
+script.runInThisContext()(module.exports, require, module, __filename, __dirname, loadNative);

@@ -1,0 +1,50 @@
+import t from 'tap';
+import { ConfigListError, parseConflist } from './conflist.ts';
+import { buildPluginConfig } from './inject.ts';
+
+t.test('version selection takes the highest of cniVersion and cniVersions it implements', async (t) => {
+  t.equal(parseConflist(JSON.stringify({ name: 'n', cniVersion: '0.4.0', cniVersions: ['1.0.0', '2.0.0'], plugins: [{ type: 'x' }] })).cniVersion, '1.0.0');
+  t.equal(parseConflist(JSON.stringify({ name: 'n', plugins: [{ type: 'x' }] })).cniVersion, '0.1.0');
+  t.equal(parseConflist(JSON.stringify({ name: 'n', cniVersion: '1.1.0', cniVersions: [], plugins: [{ type: 'x' }] })).cniVersion, '1.1.0');
+});
+
+t.test('flags accept booleans and the strings true/false', async (t) => {
+  const l = parseConflist(JSON.stringify({ name: 'n', disableCheck: 'TRUE', disableGC: false, plugins: [{ type: 'x' }] }));
+  t.equal(l.disableCheck, true);
+  t.equal(l.disableGC, false);
+  t.throws(() => parseConflist(JSON.stringify({ name: 'n', disableCheck: 'yes', plugins: [{ type: 'x' }] })), ConfigListError);
+});
+
+t.test('structural errors', async (t) => {
+  t.throws(() => parseConflist('{'), /error parsing configuration list/);
+  t.throws(() => parseConflist(JSON.stringify({ plugins: [{ type: 'x' }] })), /no name/);
+  t.throws(() => parseConflist(JSON.stringify({ name: 'a b', plugins: [{ type: 'x' }] })), /invalid network name/);
+  t.throws(() => parseConflist(JSON.stringify({ name: 'n', plugins: [] })), /no plugins/);
+  t.throws(() => parseConflist(JSON.stringify({ name: 'n', plugins: [{}] })), /missing 'type'/);
+});
+
+t.test('injection: name, version, prevResult, runtimeConfig from declared capabilities only', async (t) => {
+  const list = parseConflist(JSON.stringify({ name: 'k8s', cniVersion: '1.0.0', plugins: [{ type: 'portmap', capabilities: { portMappings: true, bandwidth: false } }] }));
+  const plugin = list.plugins[0] ?? {};
+  const conf = buildPluginConfig(list, plugin, {
+    prevResult: { cniVersion: '1.0.0' },
+    capabilityArgs: { portMappings: [{ hostPort: 8080, containerPort: 80, protocol: 'tcp' }], bandwidth: { ingressRate: 1 }, ips: ['10.0.0.2/24'] },
+  });
+  t.same(conf, {
+    type: 'portmap',
+    capabilities: { portMappings: true, bandwidth: false },
+    name: 'k8s',
+    cniVersion: '1.0.0',
+    prevResult: { cniVersion: '1.0.0' },
+    runtimeConfig: { portMappings: [{ hostPort: 8080, containerPort: 80, protocol: 'tcp' }] },
+  });
+  t.notOk('runtimeConfig' in buildPluginConfig(list, plugin, { capabilityArgs: { mac: 'x' } }), 'no matching capability → no runtimeConfig');
+});
+
+t.test('GC injection sends both spellings of the attachments key', async (t) => {
+  const list = parseConflist(JSON.stringify({ name: 'n', cniVersion: '1.1.0', plugins: [{ type: 'x' }] }));
+  const valid = [{ containerID: 'c1', ifname: 'eth0' }];
+  const conf = buildPluginConfig(list, list.plugins[0] ?? {}, { validAttachments: valid });
+  t.same(conf['cni.dev/valid-attachments'], valid);
+  t.same(conf['cni.dev/attachments'], valid);
+});

@@ -1,0 +1,76 @@
+// Parsing of a network configuration list the way libcni does it (cni-spec.md §3.1),
+// so our runtime-side tools see the same list a real runtime would.
+import { ALL_VERSIONS, compareVersions } from '../../lib/cni-spec/versions.ts';
+
+export interface NetworkConfigList {
+  readonly name: string;
+  /** the version the runtime selected: the highest of cniVersion ∪ cniVersions it implements */
+  readonly cniVersion: string;
+  readonly disableCheck: boolean;
+  readonly disableGC: boolean;
+  readonly plugins: readonly Record<string, unknown>[];
+}
+
+export class ConfigListError extends Error {}
+
+const NAME_RE = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
+const NEWEST = ALL_VERSIONS[ALL_VERSIONS.length - 1] as string;
+
+// libcni accepts JSON booleans and the strings "true"/"false" in any case.
+function flag(raw: Record<string, unknown>, key: string): boolean {
+  const v = raw[key];
+  if (v === undefined) return false;
+  if (typeof v === 'boolean') return v;
+  if (typeof v === 'string' && /^(true|false)$/i.test(v)) return v.toLowerCase() === 'true';
+  throw new ConfigListError(`error parsing configuration list: invalid ${key} value ${JSON.stringify(v)}`);
+}
+
+function selectVersion(raw: Record<string, unknown>): string {
+  const declared = raw['cniVersion'];
+  if (declared !== undefined && typeof declared !== 'string') {
+    throw new ConfigListError('error parsing configuration list: invalid cniVersion type');
+  }
+  const candidates = [declared ?? ''].filter((v) => v !== '');
+  const listed = raw['cniVersions'];
+  if (listed !== undefined) {
+    if (!Array.isArray(listed) || listed.some((v) => typeof v !== 'string')) {
+      throw new ConfigListError('error parsing configuration list: cniVersions must be a list of strings');
+    }
+    // Versions newer than what we implement are ignored, as libcni does.
+    candidates.push(...listed.filter((v: string) => compareVersions(v, NEWEST) <= 0));
+  }
+  if (candidates.length === 0) return '0.1.0';
+  return candidates.reduce((a, b) => (compareVersions(a, b) >= 0 ? a : b));
+}
+
+export function parseConflist(bytes: Buffer | string): NetworkConfigList {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(bytes.toString());
+  } catch (err) {
+    throw new ConfigListError(`error parsing configuration list: ${(err as Error).message}`, { cause: err });
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new ConfigListError('error parsing configuration list: not a JSON object');
+  }
+  const obj = raw as Record<string, unknown>;
+  const name = obj['name'];
+  if (typeof name !== 'string' || name === '') throw new ConfigListError('error parsing configuration list: no name');
+  if (!NAME_RE.test(name)) throw new ConfigListError(`invalid network name ${JSON.stringify(name)}`);
+  const plugins = obj['plugins'];
+  if (!Array.isArray(plugins) || plugins.length === 0) {
+    throw new ConfigListError('error parsing configuration list: no plugins in list');
+  }
+  for (const p of plugins) {
+    if (typeof p !== 'object' || p === null || typeof (p as Record<string, unknown>)['type'] !== 'string') {
+      throw new ConfigListError("error parsing configuration: missing 'type'");
+    }
+  }
+  return Object.freeze({
+    name,
+    cniVersion: selectVersion(obj),
+    disableCheck: flag(obj, 'disableCheck'),
+    disableGC: flag(obj, 'disableGC'),
+    plugins: plugins as Record<string, unknown>[],
+  });
+}

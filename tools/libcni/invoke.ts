@@ -1,0 +1,103 @@
+// Executing one plugin binary the way libcni's invoke package does: CNI_* env,
+// config on stdin, result or error object on stdout.
+import { spawn } from 'node:child_process';
+import { accessSync, constants, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+export type Verb = 'ADD' | 'DEL' | 'CHECK' | 'GC' | 'STATUS' | 'VERSION';
+
+export interface InvokeArgs {
+  readonly command: Verb;
+  readonly containerId?: string;
+  readonly netns?: string;
+  readonly ifname?: string;
+  readonly args?: string;
+  readonly cniPath: readonly string[];
+  /** the environment the plugin inherits besides CNI_*; defaults to a minimal PATH */
+  readonly baseEnv?: Readonly<Record<string, string>>;
+}
+
+export interface ExecOutput {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** A plugin's error, as libcni reports it: the CNI code when the plugin printed one. */
+export class PluginError extends Error {
+  constructor(
+    message: string,
+    readonly code: number | undefined,
+    readonly details: string | undefined,
+    readonly output: ExecOutput,
+  ) {
+    super(message);
+  }
+}
+
+export function findPlugin(type: string, cniPath: readonly string[]): string {
+  if (type.includes('/')) throw new Error(`invalid plugin name: ${type}`);
+  for (const dir of cniPath) {
+    const file = join(dir, type);
+    try {
+      if (statSync(file).isFile()) {
+        accessSync(file, constants.X_OK);
+        return file;
+      }
+    } catch {
+      // not in this directory
+    }
+  }
+  throw new Error(`failed to find plugin "${type}" in path [${cniPath.join(' ')}]`);
+}
+
+export function pluginEnv(a: InvokeArgs): Record<string, string> {
+  const env: Record<string, string> = { ...(a.baseEnv ?? { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' }) };
+  env['CNI_COMMAND'] = a.command;
+  if (a.containerId !== undefined) env['CNI_CONTAINERID'] = a.containerId;
+  if (a.netns !== undefined) env['CNI_NETNS'] = a.netns;
+  if (a.ifname !== undefined) env['CNI_IFNAME'] = a.ifname;
+  if (a.args !== undefined) env['CNI_ARGS'] = a.args;
+  env['CNI_PATH'] = a.cniPath.join(':');
+  return env;
+}
+
+export function execRaw(file: string, env: Record<string, string>, stdin: string): Promise<ExecOutput> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, [], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (b: Buffer) => out.push(b));
+    child.stderr.on('data', (b: Buffer) => err.push(b));
+    child.on('error', reject);
+    child.on('close', (code, signal) =>
+      resolve({ code, signal, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() }),
+    );
+    child.stdin.on('error', () => {}); // a plugin may exit before reading stdin (VERSION)
+    child.stdin.end(stdin);
+  });
+}
+
+// libcni's rules for turning a failed exec into an error (cni-spec.md §2.3).
+export function errorFromOutput(o: ExecOutput): PluginError {
+  const how = o.signal ? `signal: ${o.signal}` : `exit status ${o.code}`;
+  if (o.stdout.trim() === '') {
+    const msg = o.stderr.trim() === '' ? `netplugin failed with no error message: ${how}` : `netplugin failed: "${o.stderr.trim()}": ${how}`;
+    return new PluginError(msg, undefined, undefined, o);
+  }
+  try {
+    const e = JSON.parse(o.stdout) as { code?: number; msg?: string; details?: string };
+    const text = e.details ? `${e.msg}; ${e.details}` : `${e.msg}`;
+    return new PluginError(text, e.code, e.details, o);
+  } catch {
+    return new PluginError(`netplugin failed but error parsing its diagnostic message "${o.stdout.trim()}"`, undefined, undefined, o);
+  }
+}
+
+/** Runs a plugin; resolves to its parsed stdout (undefined when empty) or rejects with a PluginError. */
+export async function invoke(file: string, a: InvokeArgs, config: unknown): Promise<unknown> {
+  const o = await execRaw(file, pluginEnv(a), JSON.stringify(config));
+  if (o.code !== 0) throw errorFromOutput(o);
+  return o.stdout.trim() === '' ? undefined : JSON.parse(o.stdout);
+}
