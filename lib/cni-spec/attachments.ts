@@ -1,0 +1,30 @@
+// The attachments a GC request says are still in use (cni-spec.md §2.4 GC). The spec text
+// of 1.1.0 named the key `cni.dev/attachments`, libcni always sent `cni.dev/valid-attachments`
+// and now sends both (cni#1101): read either, preferring the one libcni always used.
+import * as z from 'zod/mini';
+import { parseWithSchema } from './config.ts';
+import { foldKeys } from './fold.ts';
+
+const KEYS = ['cni.dev/valid-attachments', 'cni.dev/attachments'] as const;
+
+export interface Attachment {
+  containerID: string;
+  ifname: string;
+}
+
+let schema: z.ZodMiniArray<z.ZodMiniObject<{ containerID: z.ZodMiniString; ifname: z.ZodMiniString }>> | undefined;
+
+/**
+ * The valid attachments, or undefined when the request carries neither key (libcni adds them
+ * only when the runtime passed a list; cnitool passes none). Malformed entries → code 7.
+ */
+export function validAttachments(config: Record<string, unknown>): Attachment[] | undefined {
+  const found = foldKeys(config, KEYS);
+  for (const key of KEYS) {
+    const v = found[key];
+    if (v === undefined || v === null) continue;
+    schema ??= z.array(z.object({ containerID: z.string(), ifname: z.string() }));
+    return parseWithSchema(schema, v, `"${key}"`);
+  }
+  return undefined;
+}

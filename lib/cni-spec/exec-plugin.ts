@@ -1,0 +1,86 @@
+// Executing a plugin binary with libcni's rules (pkg/invoke RawExec): config on stdin, result
+// on stdout, and how a failed run becomes an error (cni-spec.md §2.3).
+import { spawn } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { CniError, ErrorCode } from './errors.ts';
+import { foldKeys } from './fold.ts';
+import { goQuote } from './go-json.ts';
+
+export interface DelegateOptions {
+  /** where the delegate's stderr goes; our own stderr by default */
+  stderr?: (chunk: string) => void;
+}
+
+// libcni's rules for a failed exec (cni-spec.md §2.3). These errors carry code 0 there too.
+function execFailure(status: string, stdout: Buffer, stderr: Buffer): CniError {
+  if (stdout.length === 0) {
+    if (stderr.length === 0) return new CniError(ErrorCode.Unknown, `netplugin failed with no error message: ${status}`);
+    return new CniError(ErrorCode.Unknown, `netplugin failed: ${goQuote(stderr.toString())}: ${status}`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(stdout.toString());
+  } catch (err) {
+    const msg = `netplugin failed but error parsing its diagnostic message ${goQuote(stdout.toString())}: ${(err as Error).message}`;
+    return new CniError(ErrorCode.Unknown, msg);
+  }
+  const obj = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
+  const { code, msg, details } = foldKeys(obj, ['code', 'msg', 'details']);
+  return new CniError(
+    typeof code === 'number' ? code : ErrorCode.Unknown,
+    typeof msg === 'string' ? msg : '',
+    typeof details === 'string' ? details : undefined,
+  );
+}
+
+function runOnce(file: string, stdin: Buffer, env: NodeJS.ProcessEnv, onStderr: (s: string) => void): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, [], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    let settled = false;
+    child.stdout.on('data', (c: Buffer) => out.push(c));
+    child.stderr.on('data', (c: Buffer) => {
+      err.push(c);
+      onStderr(c.toString());
+    });
+    child.on('error', (e) => {
+      if (settled) return;
+      settled = true;
+      reject(e);
+    });
+    child.on('close', (code, signal) => {
+      if (settled) return;
+      settled = true;
+      if (code === 0) return resolve(Buffer.concat(out));
+      const status = signal !== null ? `signal: ${signal}` : `exit status ${code}`;
+      reject(execFailure(status, Buffer.concat(out), Buffer.concat(err)));
+    });
+    // A delegate may exit without reading its stdin; that is its business, not an error.
+    child.stdin.on('error', () => {});
+    child.stdin.end(stdin);
+  });
+}
+
+/**
+ * Runs `file` with `stdin` and `env`; resolves with its stdout when it exits 0. Otherwise
+ * rejects with its error object passed through (code, msg, details as printed), or with
+ * libcni's code-0 error describing the failure.
+ */
+export async function execPlugin(file: string, stdin: Buffer, env: NodeJS.ProcessEnv, opts: DelegateOptions = {}): Promise<Buffer> {
+  const onStderr = opts.stderr ?? ((s: string) => void process.stderr.write(s));
+  // Like libcni: a binary being replaced right now ("text file busy") is retried, 1 s apart.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await runOnce(file, stdin, env, onStderr);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ETXTBSY' && attempt < 5) {
+        await sleep(1000);
+        continue;
+      }
+      if (err instanceof CniError) throw err;
+      throw new CniError(ErrorCode.Unknown, `netplugin failed with no error message: ${(err as Error).message}`, undefined, { cause: err });
+    }
+  }
+}
+

@@ -1,0 +1,77 @@
+// zod/mini schemas of the result JSON per reference struct family (types/020, 040, 100).
+// Built on first use only: most plugin runs never parse a result.
+import * as z from 'zod/mini';
+import type { ResultFamily } from './versions.ts';
+import { canonicalCIDR, canonicalIP } from './ip.ts';
+
+// Go reads addresses through net.ParseCIDR / net.ParseIP and prints them canonically.
+function cidr() {
+  return z.pipe(
+    z.string(),
+    z.transform((v: string, ctx) => {
+      const c = canonicalCIDR(v);
+      if (c !== undefined) return c;
+      ctx.issues.push({ code: 'custom', message: `invalid CIDR address: ${v}`, input: v });
+      return z.NEVER;
+    }),
+  );
+}
+
+// An empty string is Go's nil IP, i.e. absent.
+function ip() {
+  return z.optional(
+    z.pipe(
+      z.string(),
+      z.transform((v: string, ctx) => {
+        if (v === '') return undefined;
+        const c = canonicalIP(v);
+        if (c !== undefined) return c;
+        ctx.issues.push({ code: 'custom', message: `invalid IP address: ${v}`, input: v });
+        return z.NEVER;
+      }),
+    ),
+  );
+}
+
+const str = () => z.optional(z.string());
+const int = () => z.optional(z.int());
+const strs = () => z.optional(z.array(z.string()));
+
+function build() {
+  // types.Route is shared by every family, so the 1.1 attributes exist in all of them.
+  const route = z.object({ dst: cidr(), gw: ip(), mtu: int(), advmss: int(), priority: int(), table: int(), scope: int() });
+  const dns = z.optional(z.object({ nameservers: strs(), domain: str(), search: strs(), options: strs() }));
+  const routes = z.optional(z.array(route));
+  const ipConfig020 = z.optional(z.object({ ip: cidr(), gateway: ip(), routes }));
+  return {
+    '020': z.object({ cniVersion: z.string(), ip4: ipConfig020, ip6: ipConfig020, dns }),
+    '040': z.object({
+      cniVersion: z.string(),
+      interfaces: z.optional(z.array(z.object({ name: str(), mac: str(), sandbox: str() }))),
+      ips: z.optional(z.array(z.object({ version: str(), interface: int(), address: cidr(), gateway: ip() }))),
+      routes,
+      dns,
+    }),
+    '100': z.object({
+      cniVersion: z.string(),
+      interfaces: z.optional(
+        z.array(z.object({ name: str(), mac: str(), mtu: int(), sandbox: str(), socketPath: str(), pciID: str() })),
+      ),
+      ips: z.optional(z.array(z.object({ interface: int(), address: cidr(), gateway: ip() }))),
+      routes,
+      dns,
+    }),
+  };
+}
+
+type Schemas = ReturnType<typeof build>;
+let cache: Schemas | undefined;
+
+export function resultSchema<F extends ResultFamily>(family: F): Schemas[F] {
+  cache ??= build();
+  return cache[family];
+}
+
+export type Raw020 = z.output<Schemas['020']>;
+export type Raw040 = z.output<Schemas['040']>;
+export type Raw100 = z.output<Schemas['100']>;
