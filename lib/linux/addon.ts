@@ -1,0 +1,47 @@
+// Typed view of native/cni_native.c. Loaded on first use, so modules that only
+// import types or pure helpers from lib/linux never dlopen anything.
+import { nativeModule } from './natives.ts';
+
+interface CniNative {
+  withNetns<T>(fd: number, fn: () => T): T;
+  flock(fd: number, op: number): void;
+  isNetnsFd(fd: number): boolean;
+  readonly LOCK_SH: number;
+  readonly LOCK_EX: number;
+  readonly LOCK_UN: number;
+  readonly LOCK_NB: number;
+}
+
+let cached: CniNative | undefined;
+
+function addon(): CniNative {
+  return (cached ??= nativeModule('cni_native') as CniNative);
+}
+
+/** Values from <sys/file.h>; fixed by the Linux ABI, so no need to load the addon to read them. */
+export const LOCK_SH = 1;
+export const LOCK_EX = 2;
+export const LOCK_NB = 4;
+export const LOCK_UN = 8;
+
+/**
+ * Runs fn synchronously on the main thread inside the netns open at fd, then
+ * switches back (also when fn throws; the process aborts if it cannot).
+ * Only code that runs before fn returns is inside: no await, no async fs.
+ */
+export function withNetns<T>(fd: number, fn: () => T): T {
+  return addon().withNetns(fd, fn);
+}
+
+/**
+ * flock(2). Blocks the whole event loop unless op includes LOCK_NB; a held
+ * lock then fails with an Error whose code is 'EWOULDBLOCK' (errno 11).
+ */
+export function flock(fd: number, op: number): void {
+  addon().flock(fd, op);
+}
+
+/** True when fd is a namespace file (nsfs, or procfs before Linux 3.19). */
+export function isNetnsFd(fd: number): boolean {
+  return addon().isNetnsFd(fd);
+}

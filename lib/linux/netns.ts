@@ -1,0 +1,177 @@
+// A network namespace handle: an fd that pins the namespace, plus an rtnetlink
+// socket that talks to it.
+import { closeSync, constants as fsc, fstatSync, openSync } from 'node:fs';
+import { createRtNetlink, type RtNetlinkSocket } from 'netlink/dist/rt/rt.js';
+import { isNetnsFd, withNetns } from './addon.ts';
+
+export type NetnsErrorCode =
+  | 'ENOENT' // the path does not exist: DEL treats this as done (reference: NSPathNotExistErr)
+  | 'NOT_NETNS' // exists but is not a namespace file (reference: NSPathNotNSErr)
+  | 'OPEN_FAILED' // open(2) failed otherwise (EACCES...)
+  | 'ENTER_FAILED' // setns(2) or the socket inside failed
+  | 'CLOSED'; // the handle was used after close()
+
+export class NetnsError extends Error {
+  override readonly name = 'NetnsError';
+  readonly code: NetnsErrorCode;
+  readonly path: string;
+
+  constructor(code: NetnsErrorCode, path: string, message: string, cause?: unknown) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.code = code;
+    this.path = path;
+  }
+}
+
+// The main thread's own netns: only the thread running JS is ever switched.
+const SELF_PATH = '/proc/thread-self/ns/net';
+
+// O_NONBLOCK: a FIFO passed as the netns path must not hang the plugin in open().
+// O_NOCTTY: nor may a tty become our controlling terminal. Node adds O_CLOEXEC.
+const OPEN_FLAGS = fsc.O_RDONLY | fsc.O_NONBLOCK | fsc.O_NOCTTY;
+
+// How many Netns.run calls are on the stack. The host handle may skip setns
+// only when nothing has switched this thread away from it.
+let depth = 0;
+
+/** Lower-case errno text as Go prints it, for reference-like messages. */
+function goErrText(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (code === 'ENOENT') return 'no such file or directory';
+  if (code === 'EACCES') return 'permission denied';
+  if (code === 'ENOTDIR') return 'not a directory';
+  const msg = err instanceof Error ? err.message : String(err);
+  // Node: "EACCES: permission denied, open '/x'" -> "permission denied"
+  return /^E[A-Z0-9]+: ([^,]+)/.exec(msg)?.[1] ?? msg;
+}
+
+export class Netns {
+  readonly path: string;
+  /** Keeps the namespace alive and identifies it for setns and IFLA_NET_NS_FD. */
+  readonly fd: number;
+  /**
+   * rtnetlink socket bound to this namespace (a netlink socket talks to the
+   * netns it was created in, whatever thread later uses it). Prefer the
+   * helpers in this directory; wrap direct calls in nl() for typed errors.
+   */
+  readonly rtnl: RtNetlinkSocket;
+  readonly isHost: boolean;
+  #closed = false;
+
+  private constructor(path: string, fd: number, rtnl: RtNetlinkSocket, isHost: boolean) {
+    this.path = path;
+    this.fd = fd;
+    this.rtnl = rtnl;
+    this.isHost = isHost;
+    // netlink re-emits socket errors as 'error'; unhandled, that event would
+    // throw from a native callback and kill the process. Fail the waiting
+    // requests instead: the plugin's own error handling then reports it.
+    rtnl.socket.on('error', (err) => failPending(rtnl, err));
+  }
+
+  /** The namespace this process runs in (the runtime's "host" side). */
+  static host(): Netns {
+    const fd = openSync(SELF_PATH, OPEN_FLAGS);
+    try {
+      return new Netns(SELF_PATH, fd, createRtNetlink(), true);
+    } catch (err) {
+      closeSync(fd);
+      throw err;
+    }
+  }
+
+  /** Opens a namespace file such as CNI_NETNS (/var/run/netns/x, /proc/<pid>/ns/net). */
+  static open(path: string): Netns {
+    let fd: number;
+    try {
+      fd = openSync(path, OPEN_FLAGS);
+    } catch (err) {
+      const code = (err as { code?: unknown }).code === 'ENOENT' ? 'ENOENT' : 'OPEN_FAILED';
+      // Same wording as the reference's ns.GetNS, which statfs()es first.
+      throw new NetnsError(
+        code,
+        path,
+        `failed to open netns "${path}": failed to Statfs "${path}": ${goErrText(err)}`,
+        err,
+      );
+    }
+    try {
+      if (!isNetnsFd(fd)) {
+        throw new NetnsError('NOT_NETNS', path, `failed to open netns "${path}": unknown FS magic on "${path}"`);
+      }
+      let rtnl: RtNetlinkSocket;
+      try {
+        rtnl = withNetns(fd, () => createRtNetlink());
+      } catch (err) {
+        const detail = err instanceof Error ? err.message : String(err);
+        throw new NetnsError('ENTER_FAILED', path, `failed to open netns "${path}": ${detail}`, err);
+      }
+      return new Netns(path, fd, rtnl, false);
+    } catch (err) {
+      closeSync(fd);
+      throw err;
+    }
+  }
+
+  /** Namespace identity (nsfs inode): equal inodes are the same namespace. */
+  get ino(): number {
+    this.#checkOpen();
+    return fstatSync(this.fd).ino;
+  }
+
+  /**
+   * Runs fn synchronously with this thread inside the namespace: sync fs under
+   * /proc/sys, sockets created here. Async work started inside (promises, async
+   * fs, child processes' libuv threads) does NOT run inside, hence the
+   * rejection of async callbacks.
+   */
+  run<T>(fn: () => T): T {
+    this.#checkOpen();
+    let result: T;
+    if (this.isHost && depth === 0) {
+      result = fn();
+    } else {
+      depth++;
+      try {
+        result = withNetns(this.fd, fn);
+      } finally {
+        depth--;
+      }
+    }
+    if (result instanceof Promise) {
+      // Its remaining steps already run outside; catch so it is not also unhandled.
+      result.catch(() => {});
+      throw new TypeError('Netns.run() needs a synchronous callback; it returned a Promise');
+    }
+    return result;
+  }
+
+  /**
+   * Closes the socket and the fd. Requests still in flight are rejected:
+   * netlink@0.3.0 would otherwise leave their promises pending forever.
+   */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    failPending(this.rtnl, new Error('Netlink socket is closed'));
+    this.rtnl.socket.close();
+    closeSync(this.fd);
+  }
+
+  [Symbol.dispose](): void {
+    this.close();
+  }
+
+  #checkOpen(): void {
+    if (this.#closed) throw new NetnsError('CLOSED', this.path, `netns "${this.path}" is closed`);
+  }
+}
+
+type PendingCallback = (err: Error | null) => void;
+
+/** netlink@0.3.0 keeps its waiting requests in the protected NetlinkSocket.requests map. */
+function failPending(rtnl: RtNetlinkSocket, err: Error): void {
+  const requests = (rtnl.socket as unknown as { requests?: Map<number, PendingCallback> }).requests;
+  if (!requests) return;
+  for (const cb of [...requests.values()]) cb(err);
+}

@@ -1,0 +1,10 @@
+{
+  "targets": [
+    {
+      "target_name": "cni_native",
+      "sources": ["cni_native.c"],
+      "defines": ["NAPI_VERSION=8", "_GNU_SOURCE"],
+      "cflags": ["-O2", "-Wall", "-Wextra", "-Wno-unused-parameter"]
+    }
+  ]
+}
