@@ -48,7 +48,10 @@ async function bundlePlugin(name: string): Promise<string> {
     format: 'cjs',
     platform: 'node',
     target: 'node20',
-    minify: false,
+    minifyWhitespace: true,
+    minifySyntax: true,
+    // ASCII output: the launcher decodes the bundle as latin1, the cheapest exact decoding.
+    charset: 'ascii',
     legalComments: 'none',
     plugins: [embedNatives],
     logLevel: 'warning',
@@ -58,16 +61,18 @@ async function bundlePlugin(name: string): Promise<string> {
   return out.text;
 }
 
+interface Blob {
+  readonly name: string;
+  readonly bytes: Buffer;
+}
+
 // Every executable carries every native: they are small (~150 KiB), and a
 // plugin that could fail for a missing native on some code path is worse.
-function embeddedNatives(): Record<string, { sha: string; size: number; base64: string }> {
-  const natives: Record<string, { sha: string; size: number; base64: string }> = {};
-  for (const [name, file] of Object.entries(nativePaths)) {
+function nativeBlobs(): Blob[] {
+  return Object.entries(nativePaths).map(([name, file]) => {
     if (!existsSync(file)) throw new Error(`native module ${name} not built: ${file} (run npm ci)`);
-    const bytes = readFileSync(file);
-    natives[name] = { sha: sha256(bytes).slice(0, 16), size: bytes.length, base64: bytes.toString('base64') };
-  }
-  return natives;
+    return { name, bytes: readFileSync(file) };
+  });
 }
 
 function fill(template: string, slot: string, value: string): string {
@@ -79,15 +84,44 @@ function fill(template: string, slot: string, value: string): string {
   return template.slice(0, at) + value + template.slice(end);
 }
 
-async function buildPlugin(name: string, launcher: string, natives: ReturnType<typeof embeddedNatives>): Promise<void> {
+/**
+ * The executable: shebang, launcher, then one comment holding every blob in base64.
+ * The launcher finds each blob by byte offset, so the offsets are computed for a
+ * header whose size no longer changes: offsets are padded to a fixed width.
+ */
+function assemble(name: string, launcher: string, bundle: string, natives: Blob[]): string {
+  const blobs = [{ name: 'bundle', bytes: Buffer.from(bundle, 'latin1') }, ...natives].map((b) => ({ ...b, b64: b.bytes.toString('base64') }));
+  const pad = (n: number) => String(n).padStart(10, ' ');
+  const header = (offsets: number[]) => {
+    const at = (i: number) => `{ offset: ${pad(offsets[i] ?? 0)}, length: ${pad(blobs[i]?.b64.length ?? 0)} }`;
+    const nativesJs = natives
+      .map((n, i) => `${JSON.stringify(n.name)}: { sha: ${JSON.stringify(sha256(n.bytes).slice(0, 16))}, size: ${n.bytes.length}, ...${at(i + 1)} }`)
+      .join(', ');
+    let text = launcher;
+    text = fill(text, 'PLUGIN', JSON.stringify(name));
+    text = fill(text, 'BUNDLE_HASH', JSON.stringify(sha256(blobs.map((b) => b.b64).join('')).slice(0, 16)));
+    text = fill(text, 'BUNDLE_AT', at(0));
+    text = fill(text, 'NATIVES', `{ ${nativesJs} }`);
+    return `#!/usr/bin/env node\n${text}\n/*@@PAYLOAD\n`;
+  };
+  const start = Buffer.byteLength(header([]));
+  const offsets: number[] = [];
+  let pos = start;
+  for (const b of blobs) {
+    offsets.push(pos);
+    pos += b.b64.length + 1; // newline after each blob
+  }
+  const head = header(offsets);
+  if (Buffer.byteLength(head) !== start) throw new Error('launcher header changed size while placing offsets');
+  return `${head}${blobs.map((b) => `${b.b64}\n`).join('')}*/\n`;
+}
+
+async function buildPlugin(name: string, launcher: string, natives: Blob[]): Promise<void> {
   const bundle = await bundlePlugin(name);
-  let text = launcher;
-  text = fill(text, 'PLUGIN', JSON.stringify(name));
-  text = fill(text, 'BUNDLE_HASH', JSON.stringify(sha256(bundle + JSON.stringify(natives)).slice(0, 16)));
-  text = fill(text, 'NATIVES', JSON.stringify(natives));
-  text = fill(text, 'BUNDLE', JSON.stringify(bundle));
+  if (!/^[\x00-\x7f]*$/.test(bundle)) throw new Error(`bundle of ${name} is not ASCII`);
+  const text = assemble(name, launcher, bundle, natives);
   const file = join(outDir, name);
-  writeFileSync(file, `#!/usr/bin/env node\n${text}`);
+  writeFileSync(file, text);
   chmodSync(file, 0o755);
   console.log(`built ${file} (${(text.length / 1024).toFixed(0)} KiB)`);
 }
@@ -98,7 +132,7 @@ async function main(): Promise<void> {
   writeFileSync(join(root, 'dist', 'package.json'), '{"type":"commonjs"}\n');
   const launcher = readFileSync(join(root, 'scripts', 'launcher.cjs'), 'utf8');
   const plugins = readdirSync(join(root, 'plugins')).filter((p) => existsSync(join(root, 'plugins', p, 'main.ts')));
-  const natives = embeddedNatives();
+  const natives = nativeBlobs();
   for (const p of plugins) await buildPlugin(p, launcher, natives);
 }
 

@@ -1,10 +1,13 @@
 'use strict';
 // Launcher of a single-file plugin executable. scripts/build.ts fills in the
-// /*@@...@@*/ slots: the plugin's bundled code, and the native addons it needs.
+// /*@@...@@*/ slots and appends the payload: the plugin's bundled code and the
+// native addons, base64 in one trailing comment, located by byte offsets.
 //
 // Why a launcher at all: a runtime waits on every ADD, and compiling the bundle
 // is a large part of a plugin's start-up. V8 can reuse a code cache, but only
-// for code compiled through vm.Script, so the bundle travels as a string.
+// for code compiled through vm.Script, so the bundle travels as data. Data in a
+// comment costs Node's loader a fast skip; the same data as string literals
+// cost ~4 ms of parsing and GC per start (measured).
 //
 // Natives and the code cache live in a directory that must be owned by root (or
 // by us) and not writable by anyone else: a root process must never load code
@@ -15,8 +18,20 @@ const vm = require('node:vm');
 
 const PLUGIN = /*@@PLUGIN@@*/'';
 const BUNDLE_HASH = /*@@BUNDLE_HASH@@*/'';
+// {offset, length} of the base64 bundle, and per native {sha, size, offset, length}.
+const BUNDLE_AT = /*@@BUNDLE_AT@@*/{};
 const NATIVES = /*@@NATIVES@@*/{};
-const BUNDLE = /*@@BUNDLE@@*/'';
+
+function readPayload(at) {
+  const fd = fs.openSync(__filename, 'r');
+  try {
+    const b64 = Buffer.allocUnsafe(at.length);
+    if (fs.readSync(fd, b64, 0, at.length, at.offset) !== at.length) throw new Error(`${__filename} is truncated`);
+    return Buffer.from(b64.toString('latin1'), 'base64');
+  } finally {
+    fs.closeSync(fd);
+  }
+}
 
 const stateDir = process.env.CNI_TS_NATIVE_DIR || '/var/lib/cni/.native';
 const uid = typeof process.geteuid === 'function' ? process.geteuid() : 0;
@@ -80,7 +95,7 @@ function loadNative(name) {
   const file = path.join(stateDir, `${name}-${n.sha}.node`);
   if (!isReusable(file, n.size)) {
     try { fs.unlinkSync(file); } catch {}
-    writeAtomic(file, Buffer.from(n.base64, 'base64'));
+    writeAtomic(file, readPayload(n));
   }
   const mod = { exports: {} };
   process.dlopen(mod, file);
@@ -100,7 +115,8 @@ function readCache(file) {
 const cacheFile = path.join(stateDir, `${PLUGIN}-${BUNDLE_HASH}-${process.version}.jscache`);
 const cached = readCache(cacheFile);
 const script = new vm.Script(
-  `(function (exports, require, module, __filename, __dirname, __cniLoadNative) {${BUNDLE}\n})`,
+  // The bundle is ASCII (esbuild escapes the rest), so latin1 is exact and cheapest.
+  `(function (exports, require, module, __filename, __dirname, __cniLoadNative) {${readPayload(BUNDLE_AT).toString('latin1')}\n})`,
   { filename: __filename, cachedData: cached },
 );
 
