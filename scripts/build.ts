@@ -34,7 +34,9 @@ const embedNatives: Plugin = {
       loader: 'js',
       contents:
         args.path === 'node-gyp-build'
-          ? `module.exports = () => __cniLoadNative('netlink');`
+          ? // netlink loads its binding when its module is first required; deferring the
+            // load to first use keeps VERSION (and any verb that never opens a socket) free of it.
+            `module.exports = () => new Proxy({}, { get: (_, key) => __cniLoadNative('netlink')[key] });`
           : `export function nativeModule(name) { return __cniLoadNative(name); }`,
     }));
   },

@@ -58,7 +58,11 @@ function ensureStateDir() {
   if (dirChecked) return;
   fs.mkdirSync(path.dirname(stateDir), { recursive: true, mode: 0o755 });
   try { fs.mkdirSync(stateDir, { mode: 0o700 }); } catch (e) { if (e.code !== 'EEXIST') throw e; }
-  assertSafeDir(stateDir);
+  try {
+    assertSafeDir(stateDir);
+  } catch (e) {
+    throw new UnsafeDirError(`refusing to load native code from ${stateDir}: ${e.message}`);
+  }
   dirChecked = true;
 }
 
@@ -134,4 +138,12 @@ if (cached === undefined || script.cachedDataRejected) {
   });
 }
 
-script.runInThisContext()(module.exports, require, module, __filename, __dirname, loadNative);
+// The dispatcher inside the bundle turns every error into a CNI error object; this
+// catches what fails before it runs (module initialisation), in the same form.
+try {
+  script.runInThisContext()(module.exports, require, module, __filename, __dirname, loadNative);
+} catch (err) {
+  const msg = err instanceof Error ? err.message : String(err);
+  fs.writeSync(1, `${JSON.stringify({ code: 999, msg }, null, 4)}\n`);
+  process.exitCode = 1;
+}

@@ -1,0 +1,62 @@
+// Benchmark: loopback ADD through our single-file executable, beside Debian's Go
+// reference (/usr/lib/cni/loopback) and beside a bare `node -e 0`, in one run,
+// interleaved so machine noise hits all three alike. Clean environment (no
+// NODE_OPTIONS, no NODE_EXTRA_CA_CERTS: each adds to every node start).
+//
+//   npm run bench [-- --runs 50]
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+const runs = Number(process.argv[process.argv.indexOf('--runs') + 1]) || 40;
+const root = resolve(import.meta.dirname, '..');
+const ours = join(root, 'dist', 'bin', 'loopback');
+const go = '/usr/lib/cni/loopback';
+const ns = `cnits-bench-${process.pid}`;
+const conf = JSON.stringify({ cniVersion: '1.0.0', name: 'bench', type: 'loopback' });
+const env = {
+  PATH: '/usr/sbin:/usr/bin:/sbin:/bin',
+  CNI_COMMAND: 'ADD',
+  CNI_CONTAINERID: 'bench',
+  CNI_NETNS: `/run/netns/${ns}`,
+  CNI_IFNAME: 'eth0',
+  CNI_PATH: '/nonexistent',
+};
+
+function timeOnce(cmd: string, args: string[]): number {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(cmd, args, { env, input: conf, stdio: ['pipe', 'pipe', 'pipe'] });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (r.status !== 0) throw new Error(`${cmd} failed: ${r.stdout} ${r.stderr}`);
+  return ms;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+}
+
+const subjects: [string, string, string[]][] = [
+  ['node -e 0', process.execPath, ['-e', '0']],
+  ['ours: dist/bin/loopback ADD', ours, []],
+  ...(existsSync(go) ? [['go: /usr/lib/cni/loopback ADD', go, []] as [string, string, string[]]] : []),
+];
+
+if (!existsSync(ours)) throw new Error('build first: npm run build');
+spawnSync('ip', ['netns', 'add', ns]);
+try {
+  for (const [, cmd, args] of subjects) timeOnce(cmd, args); // warm up: page cache, our code cache
+  const times = subjects.map(() => [] as number[]);
+  for (let i = 0; i < runs; i++) subjects.forEach(([, cmd, args], j) => times[j]?.push(timeOnce(cmd, args)));
+  const med = times.map(median);
+  const base = med[0] as number;
+  console.log(`loopback ADD, median of ${runs} runs each (ms), node ${process.version}`);
+  subjects.forEach(([name], j) => {
+    const m = med[j] as number;
+    console.log(`  ${name.padEnd(34)} ${m.toFixed(1).padStart(7)} ms   ${(m / base).toFixed(2)} × node -e 0`);
+  });
+  if (med[2] !== undefined) console.log(`  ours / go: ${((med[1] as number) / med[2]).toFixed(2)} ×`);
+} finally {
+  spawnSync('ip', ['netns', 'del', ns]);
+}

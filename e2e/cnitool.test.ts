@@ -1,0 +1,56 @@
+// Interop with a real libcni client: the reference cnitool (built from Debian's CNI
+// source package by scripts/build-cnitool.sh) runs the same loopback conflist through
+// our executable and through Debian's Go plugin; the results must have the same shape.
+import t, { type Test } from 'tap';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { makeNetns } from './helpers/netns.ts';
+import { DIST_BIN, GO_BIN, tempDir } from './helpers/plugins.ts';
+import { isRoot, tryRun } from './helpers/sh.ts';
+
+const cnitool = process.env['CNITOOL'] ?? resolve(import.meta.dirname, '..', '.cache', 'cnitool');
+const why = !isRoot
+  ? 'needs root to create network namespaces'
+  : !existsSync(cnitool)
+    ? `cnitool not built (bash scripts/build-cnitool.sh ${cnitool})`
+    : !existsSync(join(GO_BIN, 'loopback'))
+      ? 'Debian containernetworking-plugins not installed'
+      : undefined;
+
+// Debian's libcni 1.1.2 knows spec versions up to 1.0.0.
+const list = { cniVersion: '1.0.0', name: 'lo-net', plugins: [{ type: 'loopback' }] };
+
+async function cnitoolRun(t: Test, binDir: string, verb: string, netns: string) {
+  const confDir = tempDir(t, 'cnits-netconf-');
+  writeFileSync(join(confDir, '10-lo.conflist'), JSON.stringify(list));
+  const env = ['env', '-i', 'PATH=/usr/sbin:/usr/bin:/sbin:/bin', `NETCONFPATH=${confDir}`, `CNI_PATH=${binDir}`];
+  return tryRun(env[0] as string, [...env.slice(1), cnitool, verb, 'lo-net', netns]);
+}
+
+// Newer libcni drops an empty dns object from 1.x results, Debian's older one prints {}.
+function shape(result: Record<string, unknown>, netns: string): unknown {
+  const { dns, ...rest } = result;
+  const text = JSON.stringify(dns !== undefined && Object.keys(dns as object).length > 0 ? result : rest);
+  return JSON.parse(text.replaceAll(netns, '<netns>'));
+}
+
+t.test('cnitool add/check/del: our loopback and the Go one give the same result', { skip: why ?? false }, async (t) => {
+  const results: unknown[] = [];
+  for (const binDir of [DIST_BIN, GO_BIN]) {
+    const ns = await makeNetns(t, 'ct');
+    const add = await cnitoolRun(t, binDir, 'add', ns.path);
+    t.equal(add.code, 0, `add through ${binDir}: ${add.stderr}`);
+    results.push(shape(JSON.parse(add.stdout), ns.path));
+    t.equal((await cnitoolRun(t, binDir, 'check', ns.path)).code, 0, `check through ${binDir}`);
+    t.equal((await cnitoolRun(t, binDir, 'del', ns.path)).code, 0, `del through ${binDir}`);
+  }
+  t.same(results[0], results[1], 'same result from ours and the reference');
+  t.same(results[0], {
+    cniVersion: '1.0.0',
+    interfaces: [{ name: 'lo', mac: '00:00:00:00:00:00', sandbox: '<netns>' }],
+    ips: [
+      { interface: 0, address: '127.0.0.1/8' },
+      { interface: 0, address: '::1/128' },
+    ],
+  });
+});

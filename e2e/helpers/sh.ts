@@ -1,0 +1,30 @@
+// Running system tools from tests: always an argument array, never a shell string.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+
+const execFileP = promisify(execFile);
+
+export async function run(cmd: string, args: readonly string[]): Promise<string> {
+  const { stdout } = await execFileP(cmd, args, { maxBuffer: 16 * 1024 * 1024 });
+  return stdout;
+}
+
+/** Like run(), but a failure is an answer: resolves to the exit code and output. */
+export async function tryRun(cmd: string, args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await execFileP(cmd, args, { maxBuffer: 16 * 1024 * 1024 });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof e.code === 'number' ? e.code : 1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+  }
+}
+
+export async function ipJson<T = unknown>(netns: string, args: readonly string[]): Promise<T> {
+  return JSON.parse(await run('ip', ['-n', netns, '-j', ...args])) as T;
+}
+
+export const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+
+/** The `skip` option of every e2e test: the reason when we cannot run, else false. */
+export const needsRoot: string | false = isRoot ? false : 'e2e tests need root to create network namespaces';

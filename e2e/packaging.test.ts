@@ -1,0 +1,75 @@
+// The single-file executable: copied alone into an empty directory it works,
+// extracts its natives only into a safe directory, and reuses what it wrote.
+import t, { type Test } from 'tap';
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { makeNetns } from './helpers/netns.ts';
+import { DIST_BIN, execPlugin, tempDir } from './helpers/plugins.ts';
+import { needsRoot } from './helpers/sh.ts';
+
+const conf = { cniVersion: '1.1.0', name: 'lo-net', type: 'loopback' };
+
+function installAlone(t: Test): { bin: string; nativeDir: string } {
+  const bin = tempDir(t, 'cnits-bin-');
+  copyFileSync(join(DIST_BIN, 'loopback'), join(bin, 'loopback'));
+  chmodSync(join(bin, 'loopback'), 0o755);
+  return { bin, nativeDir: join(tempDir(t, 'cnits-state-'), 'native') };
+}
+
+t.test('copied alone into an empty directory, ADD works and natives land in the state dir', { skip: needsRoot }, async (t) => {
+  const { bin, nativeDir } = installAlone(t);
+  t.same(readdirSync(bin), ['loopback'], 'the directory holds one file');
+  const ns = await makeNetns(t, 'pkg');
+  const env = { command: 'ADD' as const, containerId: 'c1', netns: ns.path, ifname: 'eth0', baseEnv: { PATH: '/usr/bin:/bin', CNI_TS_NATIVE_DIR: nativeDir } };
+  const first = await execPlugin('loopback', env, conf, bin);
+  t.equal(first.code, 0, first.stdout + first.stderr);
+  t.equal(first.json?.interfaces?.[0]?.name, 'lo');
+
+  const files = readdirSync(nativeDir).sort();
+  t.match(files, [/^cni_native-[0-9a-f]{16}\.node$/, /^loopback-[0-9a-f]{16}-v[\d.]+\.jscache$/, /^netlink-[0-9a-f]{16}\.node$/]);
+  t.equal(statSync(nativeDir).mode & 0o777, 0o700, 'state dir is private');
+  for (const f of files) t.equal(statSync(join(nativeDir, f)).mode & 0o777, 0o600, `${f} is 0600`);
+
+  const before = files.map((f) => statSync(join(nativeDir, f)).ino);
+  const second = await execPlugin('loopback', { ...env, command: 'CHECK' }, { ...conf, prevResult: first.json }, bin);
+  t.equal(second.code, 0, second.stdout);
+  t.same(readdirSync(nativeDir).sort().map((f) => statSync(join(nativeDir, f)).ino), before, 'second run reuses the files');
+});
+
+t.test('a state dir writable by others is refused, and nothing is written there', { skip: needsRoot }, async (t) => {
+  const { bin, nativeDir } = installAlone(t);
+  mkdirSync(nativeDir);
+  chmodSync(nativeDir, 0o777);
+  const ns = await makeNetns(t, 'pkg');
+  const r = await execPlugin('loopback', { command: 'ADD', containerId: 'c1', netns: ns.path, ifname: 'eth0', baseEnv: { PATH: '/usr/bin:/bin', CNI_TS_NATIVE_DIR: nativeDir } }, conf, bin);
+  t.equal(r.code, 1);
+  t.match(r.json, { code: 999, msg: /writable by group or others/ });
+  t.same(readdirSync(nativeDir), [], 'no native was extracted');
+});
+
+t.test('a damaged native is replaced, not loaded', { skip: needsRoot }, async (t) => {
+  const { bin, nativeDir } = installAlone(t);
+  const ns = await makeNetns(t, 'pkg');
+  const env = { command: 'ADD' as const, containerId: 'c1', netns: ns.path, ifname: 'eth0', baseEnv: { PATH: '/usr/bin:/bin', CNI_TS_NATIVE_DIR: nativeDir } };
+  t.equal((await execPlugin('loopback', env, conf, bin)).code, 0);
+  const native = readdirSync(nativeDir).find((f) => f.startsWith('cni_native-'));
+  if (native === undefined) throw new Error('no native extracted');
+  const size = statSync(join(nativeDir, native)).size;
+  truncateSync(join(nativeDir, native), 100);
+  const r = await execPlugin('loopback', { ...env, command: 'DEL' }, conf, bin);
+  t.equal(r.code, 0, r.stdout + r.stderr);
+  t.equal(statSync(join(nativeDir, native)).size, size, 'the native was written again');
+});
+
+t.test('a garbage code cache is ignored', { skip: needsRoot }, async (t) => {
+  const { bin, nativeDir } = installAlone(t);
+  const ns = await makeNetns(t, 'pkg');
+  const env = { command: 'ADD' as const, containerId: 'c1', netns: ns.path, ifname: 'eth0', baseEnv: { PATH: '/usr/bin:/bin', CNI_TS_NATIVE_DIR: nativeDir } };
+  t.equal((await execPlugin('loopback', env, conf, bin)).code, 0);
+  const cache = readdirSync(nativeDir).find((f) => f.endsWith('.jscache'));
+  if (cache === undefined) throw new Error('no code cache written');
+  writeFileSync(join(nativeDir, cache), 'not a code cache', { mode: 0o600 });
+  const r = await execPlugin('loopback', { ...env, command: 'DEL' }, conf, bin);
+  t.equal(r.code, 0, r.stdout + r.stderr);
+  t.not(statSync(join(nativeDir, cache)).size, 'not a code cache'.length, 'the cache was rebuilt');
+});
