@@ -7,6 +7,9 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileS
 import { join, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
+// Second line of every executable: lets a plugin recognise a sibling of ours on CNI_PATH
+// (and run it in-process) by reading a few bytes. lib/ipam reads the same marker.
+const PLUGIN_MARKER = '// cni-ts plugin: ';
 const outDir = join(root, 'dist', 'bin');
 
 const nativePaths: Record<string, string> = {
@@ -104,7 +107,7 @@ function assemble(name: string, launcher: string, bundle: string, natives: Blob[
     text = fill(text, 'BUNDLE_HASH', JSON.stringify(sha256(blobs.map((b) => b.b64).join('')).slice(0, 16)));
     text = fill(text, 'BUNDLE_AT', at(0));
     text = fill(text, 'NATIVES', `{ ${nativesJs} }`);
-    return `#!/usr/bin/env node\n${text}\n/*@@PAYLOAD\n`;
+    return `#!/usr/bin/env node\n${PLUGIN_MARKER}${name}\n${text}\n/*@@PAYLOAD\n`;
   };
   const start = Buffer.byteLength(header([]));
   const offsets: number[] = [];
