@@ -11,10 +11,25 @@ export interface Attachment {
   del(): Promise<void>;
 }
 
+export interface RunOptions {
+  /** plugin directories (default: dist/bin) */
+  readonly cniPath?: readonly string[];
+  /** name of the netns that plays the node: plugins run inside it via `ip netns exec` */
+  readonly nodeNetns?: string;
+}
+
+function runtime(o: RunOptions) {
+  return {
+    cniPath: o.cniPath ?? [DIST_BIN],
+    baseEnv: BASE_ENV,
+    ...(o.nodeNetns !== undefined && { wrap: ['ip', 'netns', 'exec', o.nodeNetns] }),
+  };
+}
+
 /** An attachment of a container to a network; the last ADD result is kept, as a runtime's cache would. */
-export function attachment(conflist: object | string, conf: RuntimeConf, cniPath: readonly string[] = [DIST_BIN]): Attachment {
+export function attachment(conflist: object | string, conf: RuntimeConf, o: RunOptions = {}): Attachment {
   const list = parseConflist(typeof conflist === 'string' ? conflist : JSON.stringify(conflist));
-  const rt = { cniPath, baseEnv: BASE_ENV };
+  const rt = runtime(o);
   let cached: unknown;
   return {
     list,
@@ -28,10 +43,10 @@ export function attachment(conflist: object | string, conf: RuntimeConf, cniPath
   };
 }
 
-export function gc(conflist: object, valid: { containerID: string; ifname: string }[], cniPath: readonly string[] = [DIST_BIN]): Promise<void> {
-  return gcNetworkList({ cniPath, baseEnv: BASE_ENV }, parseConflist(JSON.stringify(conflist)), valid);
+export function gc(conflist: object, valid: { containerID: string; ifname: string }[], o: RunOptions = {}): Promise<void> {
+  return gcNetworkList(runtime(o), parseConflist(JSON.stringify(conflist)), valid);
 }
 
-export function status(conflist: object, cniPath: readonly string[] = [DIST_BIN]): Promise<void> {
-  return statusNetworkList({ cniPath, baseEnv: BASE_ENV }, parseConflist(JSON.stringify(conflist)));
+export function status(conflist: object, o: RunOptions = {}): Promise<void> {
+  return statusNetworkList(runtime(o), parseConflist(JSON.stringify(conflist)));
 }

@@ -16,14 +16,20 @@ export interface PluginRun extends ExecOutput {
   readonly json: any;
 }
 
+/**
+ * Runs one plugin executable. `a.nodeNetns` names a netns that plays the node: the plugin
+ * then runs inside it (`ip netns exec`), as a runtime on that node would run it.
+ */
 export async function execPlugin(
   plugin: string,
-  a: Omit<InvokeArgs, 'cniPath'> & { cniPath?: readonly string[] },
+  a: Omit<InvokeArgs, 'cniPath' | 'wrap'> & { cniPath?: readonly string[]; nodeNetns?: string },
   stdin: unknown,
   binDir = DIST_BIN,
 ): Promise<PluginRun> {
-  const env = pluginEnv({ cniPath: [binDir], baseEnv: BASE_ENV, ...a });
-  const o = await execRaw(join(binDir, plugin), env, typeof stdin === 'string' ? stdin : JSON.stringify(stdin));
+  const { nodeNetns, ...rest } = a;
+  const env = pluginEnv({ cniPath: [binDir], baseEnv: BASE_ENV, ...rest });
+  const wrap = nodeNetns === undefined ? [] : ['ip', 'netns', 'exec', nodeNetns];
+  const o = await execRaw(join(binDir, plugin), env, typeof stdin === 'string' ? stdin : JSON.stringify(stdin), wrap);
   let json: unknown;
   try {
     json = o.stdout.trim() === '' ? undefined : JSON.parse(o.stdout);

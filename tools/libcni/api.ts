@@ -17,6 +17,8 @@ export interface RuntimeConf {
 export interface Runtime {
   readonly cniPath: readonly string[];
   readonly baseEnv?: Readonly<Record<string, string>>;
+  /** command prefix for every plugin exec (see InvokeArgs.wrap) */
+  readonly wrap?: readonly string[];
 }
 
 function invokeArgs(rt: Runtime, command: Verb, conf?: RuntimeConf): InvokeArgs {
@@ -24,6 +26,7 @@ function invokeArgs(rt: Runtime, command: Verb, conf?: RuntimeConf): InvokeArgs 
     command,
     cniPath: rt.cniPath,
     ...(rt.baseEnv !== undefined && { baseEnv: rt.baseEnv }),
+    ...(rt.wrap !== undefined && { wrap: rt.wrap }),
     ...(conf !== undefined && {
       containerId: conf.containerId,
       netns: conf.netns,

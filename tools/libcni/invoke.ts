@@ -15,6 +15,11 @@ export interface InvokeArgs {
   readonly cniPath: readonly string[];
   /** the environment the plugin inherits besides CNI_*; defaults to a minimal PATH */
   readonly baseEnv?: Readonly<Record<string, string>>;
+  /**
+   * A command prefix the plugin runs under, e.g. ['ip', 'netns', 'exec', 'node1']: tests
+   * let a throwaway netns play the node, so the real host is never touched.
+   */
+  readonly wrap?: readonly string[];
 }
 
 export interface ExecOutput {
@@ -63,9 +68,11 @@ export function pluginEnv(a: InvokeArgs): Record<string, string> {
   return env;
 }
 
-export function execRaw(file: string, env: Record<string, string>, stdin: string): Promise<ExecOutput> {
+export function execRaw(file: string, env: Record<string, string>, stdin: string, wrap: readonly string[] = []): Promise<ExecOutput> {
+  const cmd = wrap[0] ?? file;
+  const args = wrap.length > 0 ? [...wrap.slice(1), file] : [];
   return new Promise((resolve, reject) => {
-    const child = spawn(file, [], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(cmd, args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (b: Buffer) => out.push(b));
@@ -97,7 +104,7 @@ export function errorFromOutput(o: ExecOutput): PluginError {
 
 /** Runs a plugin; resolves to its parsed stdout (undefined when empty) or rejects with a PluginError. */
 export async function invoke(file: string, a: InvokeArgs, config: unknown): Promise<unknown> {
-  const o = await execRaw(file, pluginEnv(a), JSON.stringify(config));
+  const o = await execRaw(file, pluginEnv(a), JSON.stringify(config), a.wrap);
   if (o.code !== 0) throw errorFromOutput(o);
   return o.stdout.trim() === '' ? undefined : JSON.parse(o.stdout);
 }
