@@ -1,0 +1,95 @@
+// IPAM for plugins that delegate to it (bridge). The delegate named by `ipam.type` is looked
+// up on CNI_PATH as the spec says (cni-spec.md §5); when that file is our own host-local or
+// static, its code runs in this process with the same request instead of a second Node
+// start (DESIGN.md §4). Anything else is executed with the same environment and the
+// complete config on stdin. Either way the caller sees the same result and the same errors.
+import {
+  asCniError,
+  delegateAdd,
+  delegateCheck,
+  delegateDel,
+  delegateGc,
+  delegateStatus,
+  findInPath,
+  foldKeys,
+  parseResult,
+  renderResult,
+  type CniRequest,
+  type Result,
+} from '../cni-spec/index.ts';
+import { hostLocalPlugin } from './host-local.ts';
+import { ourIpam, type OurIpam } from './our-plugin.ts';
+import { staticPlugin } from './static.ts';
+
+interface Allocator {
+  add(req: CniRequest): Promise<Result>;
+  del(req: CniRequest): Promise<void>;
+  check(req: CniRequest): Promise<void>;
+  gc?(req: CniRequest): Promise<void>;
+  status?(req: CniRequest): Promise<void>;
+}
+
+const ALLOCATORS: Record<OurIpam, Allocator> = { 'host-local': hostLocalPlugin, static: staticPlugin };
+
+/** `ipam.type`, keys matched like Go's decoder; '' when absent (findInPath then says so). */
+function ipamType(config: Record<string, unknown>): string {
+  const { ipam } = foldKeys(config, ['ipam']);
+  if (typeof ipam !== 'object' || ipam === null || Array.isArray(ipam)) return '';
+  const { type } = foldKeys(ipam as Record<string, unknown>, ['type']);
+  return typeof type === 'string' ? type : '';
+}
+
+type Target = { type: string; inProcess?: Allocator };
+
+function resolve(req: CniRequest): Target {
+  const type = ipamType(req.config);
+  const ours = ourIpam(findInPath(type, req.path));
+  return ours === undefined ? { type } : { type, inProcess: ALLOCATORS[ours] };
+}
+
+// Errors look the same as from an executed delegate: a CniError with code, msg, details.
+async function inProcess<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    throw asCniError(err);
+  }
+}
+
+/** ADD on the IPAM delegate: the result in the internal 1.1.0 shape. */
+export async function ipamAdd(req: CniRequest): Promise<Result> {
+  const t = resolve(req);
+  if (t.inProcess === undefined) return delegateAdd(t.type, req.stdin, req);
+  const allocator = t.inProcess;
+  // Through the config's version and back, exactly as an executed delegate's output is read:
+  // what that version cannot express is dropped here too.
+  return inProcess(async () => parseResult(JSON.parse(renderResult(await allocator.add(req), req.cniVersion)), req.cniVersion));
+}
+
+export async function ipamDel(req: CniRequest): Promise<void> {
+  const t = resolve(req);
+  if (t.inProcess === undefined) return delegateDel(t.type, req.stdin, req);
+  const allocator = t.inProcess;
+  return inProcess(() => allocator.del(req));
+}
+
+export async function ipamCheck(req: CniRequest): Promise<void> {
+  const t = resolve(req);
+  if (t.inProcess === undefined) return delegateCheck(t.type, req.stdin, req);
+  const allocator = t.inProcess;
+  return inProcess(() => allocator.check(req));
+}
+
+export async function ipamGc(req: CniRequest): Promise<void> {
+  const t = resolve(req);
+  if (t.inProcess === undefined) return delegateGc(t.type, req.stdin, req);
+  const gc = t.inProcess.gc;
+  if (gc !== undefined) return inProcess(() => gc(req));
+}
+
+export async function ipamStatus(req: CniRequest): Promise<void> {
+  const t = resolve(req);
+  if (t.inProcess === undefined) return delegateStatus(t.type, req.stdin, req);
+  const status = t.inProcess.status;
+  if (status !== undefined) return inProcess(() => status(req));
+}

@@ -1,0 +1,70 @@
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { flock, LOCK_EX, LOCK_NB } from '../linux/addon.ts';
+import { formatAddr, parseAddr, type Addr } from './addr.ts';
+import { legacyKey, ownerKey, parseOwner, Store, withStore } from './store.ts';
+import { tempDir } from './test-request.ts';
+
+const ip = (s: string): Addr => parseAddr(s) as Addr;
+
+t.test('the reference format: one 0600 file per address, "<id>\\r\\n<ifname>", last_reserved_ip.<set>', async (t) => {
+  const dir = join(tempDir(t), 'net1');
+  withStore(dir, (s) => {
+    t.equal(s.reserve('  ctr1 ', 'eth0', ip('10.1.0.2'), 0), true);
+    t.equal(s.reserve('ctr1', 'eth1', ip('fd00::2'), 1), true);
+    t.equal(s.reserve('ctr2', 'eth0', ip('10.1.0.2'), 0), false, 'O_EXCL: an address already held is not taken over');
+  });
+  t.same(readdirSync(dir).sort(), ['10.1.0.2', 'fd00::2', 'last_reserved_ip.0', 'last_reserved_ip.1', 'lock']);
+  t.equal(readFileSync(join(dir, '10.1.0.2'), 'latin1'), 'ctr1\r\neth0', 'the container id is trimmed');
+  t.equal(readFileSync(join(dir, 'fd00::2'), 'latin1'), 'ctr1\r\neth1');
+  t.equal(readFileSync(join(dir, 'last_reserved_ip.0'), 'latin1'), '10.1.0.2', 'no newline, like the reference');
+  t.equal(readFileSync(join(dir, 'last_reserved_ip.1'), 'latin1'), 'fd00::2');
+  t.equal(statSync(join(dir, '10.1.0.2')).mode & 0o777, 0o600);
+  t.equal(statSync(dir).mode & 0o777, 0o755 & ~process.umask());
+  withStore(dir, (s) => {
+    t.equal(formatAddr(s.lastReserved(0) as Addr), '10.1.0.2');
+    t.equal(s.lastReserved(7), undefined);
+  });
+});
+
+t.test('allocations: only files named after an address, content trimmed', async (t) => {
+  const dir = join(tempDir(t), 'net1');
+  mkdirSync(dir);
+  writeFileSync(join(dir, '10.1.0.3'), 'ctr9\r\neth0\n');
+  writeFileSync(join(dir, '10.1.0.4'), 'old-ctr');
+  writeFileSync(join(dir, 'last_reserved_ip.0'), '10.1.0.4');
+  writeFileSync(join(dir, 'notes.txt'), 'ctr9\r\neth0');
+  mkdirSync(join(dir, '10.1.0.5'));
+  const all = withStore(dir, (s) => s.allocations()).sort((a, b) => a.name.localeCompare(b.name));
+  t.same(
+    all.map((a) => [a.name, a.key]),
+    [
+      ['10.1.0.3', 'ctr9\r\neth0'],
+      ['10.1.0.4', 'old-ctr'],
+    ],
+  );
+  t.same(parseOwner('ctr9\r\neth0'), { containerId: 'ctr9', ifname: 'eth0' });
+  t.same(parseOwner('old-ctr'), { containerId: 'old-ctr' });
+  t.equal(ownerKey(' c ', 'eth0'), 'c\r\neth0');
+  t.equal(legacyKey(' c '), 'c');
+  const errors = withStore(dir, (s) => s.release([...all, { name: '10.9.9.9', ip: ip('10.9.9.9'), key: 'x' }]));
+  t.same(errors, [], 'a file already gone counts as released');
+  t.same(readdirSync(dir).sort(), ['10.1.0.5', 'last_reserved_ip.0', 'lock', 'notes.txt']);
+});
+
+t.test('the lock is an exclusive flock on <dir>/lock, held until close', async (t) => {
+  const dir = join(tempDir(t), 'net1');
+  const store = Store.open(dir);
+  const fd = openSync(join(dir, 'lock'), 'r');
+  t.teardown(() => closeSync(fd));
+  t.throws(() => flock(fd, LOCK_EX | LOCK_NB), { code: 'EWOULDBLOCK' }, 'held');
+  store.close();
+  t.doesNotThrow(() => flock(fd, LOCK_EX | LOCK_NB), 'free after close');
+});
+
+t.test('openIfExists does not create the directory', async (t) => {
+  const base = tempDir(t);
+  t.equal(Store.openIfExists(join(base, 'nope')), undefined);
+  t.same(readdirSync(base), []);
+});

@@ -1,0 +1,175 @@
+// host-local's on-disk state, byte for byte the reference's (plugins.md §5.2, checklist
+// item 12), so the Go plugin and this one can share a dataDir in either direction:
+//   <dataDir>/<network>/<ip>                 "<containerID>\r\n<ifname>", mode 0600, O_EXCL
+//   <dataDir>/<network>/last_reserved_ip.<i> the last address reserved from range set i
+//   <dataDir>/<network>/lock                 flock(LOCK_EX) around every change
+// Old versions wrote only "<containerID>"; such files are still found and released.
+//
+// Every method is synchronous, and callers hold the lock only across synchronous code: a
+// flock is per open file, so a second in-process lock attempt while an await is pending
+// would block the event loop forever.
+import { closeSync, constants, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { flock, LOCK_EX } from '../linux/addon.ts';
+import { formatAddr, parseAddr, type Addr } from './addr.ts';
+import { goFsError, isErrno } from './fs-error.ts';
+
+const LAST_IP_PREFIX = 'last_reserved_ip.';
+const LINE_BREAK = '\r\n';
+const FILE_MODE = 0o600;
+
+/** One reserved address: the file named after it and its trimmed content. */
+export interface Allocation {
+  readonly name: string;
+  readonly ip: Addr;
+  readonly key: string;
+}
+
+/** What an allocation file holds for an attachment (the container id is trimmed, as written). */
+export const ownerKey = (containerId: string, ifname: string): string => `${containerId.trim()}${LINE_BREAK}${ifname}`;
+/** What files of old versions hold. */
+export const legacyKey = (containerId: string): string => containerId.trim();
+
+/** The attachment an allocation names; no ifname for an old-format file. */
+export function parseOwner(key: string): { containerId: string; ifname?: string } {
+  const at = key.indexOf(LINE_BREAK);
+  return at < 0 ? { containerId: key } : { containerId: key.slice(0, at), ifname: key.slice(at + LINE_BREAK.length) };
+}
+
+export class Store {
+  private constructor(
+    readonly dir: string,
+    private readonly lockFd: number,
+  ) {}
+
+  /** Creates the network's directory (0755) if needed and holds its lock until close(). */
+  static open(dir: string): Store {
+    try {
+      mkdirSync(dir, { recursive: true, mode: 0o755 });
+    } catch (err) {
+      throw goFsError(err, 'mkdir', dir);
+    }
+    return Store.lockDir(dir);
+  }
+
+  /** Like open(), but undefined when the directory does not exist: nothing was ever allocated. */
+  static openIfExists(dir: string): Store | undefined {
+    try {
+      return Store.lockDir(dir);
+    } catch (err) {
+      if (isErrno(err, 'ENOENT') || isErrno((err as Error).cause, 'ENOENT')) return undefined;
+      throw err;
+    }
+  }
+
+  private static lockDir(dir: string): Store {
+    const path = join(dir, 'lock');
+    let fd: number;
+    try {
+      fd = openSync(path, constants.O_RDONLY | constants.O_CREAT, FILE_MODE);
+    } catch (err) {
+      throw goFsError(err, 'open', path);
+    }
+    try {
+      flock(fd, LOCK_EX);
+    } catch (err) {
+      closeSync(fd);
+      throw new Error(`failed to lock ${path}: ${(err as Error).message}`, { cause: err });
+    }
+    return new Store(dir, fd);
+  }
+
+  /** Releases the lock. */
+  close(): void {
+    closeSync(this.lockFd);
+  }
+
+  /**
+   * Claims `ip` for the attachment; false when another file already claims it. Records the
+   * address as the set's last reserved one, where the next round-robin search starts.
+   */
+  reserve(containerId: string, ifname: string, ip: Addr, setIndex: number): boolean {
+    const text = formatAddr(ip);
+    const path = join(this.dir, text);
+    let fd: number;
+    try {
+      fd = openSync(path, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL, FILE_MODE);
+    } catch (err) {
+      if (isErrno(err, 'EEXIST')) return false;
+      throw goFsError(err, 'open', path);
+    }
+    try {
+      writeSync(fd, ownerKey(containerId, ifname));
+    } catch (err) {
+      closeSync(fd);
+      unlinkSync(path);
+      throw goFsError(err, 'write', path);
+    }
+    closeSync(fd);
+    const last = join(this.dir, `${LAST_IP_PREFIX}${setIndex}`);
+    try {
+      writeFileSync(last, text, { mode: FILE_MODE });
+    } catch (err) {
+      throw goFsError(err, 'open', last);
+    }
+    return true;
+  }
+
+  /** The set's last reserved address; undefined if none or unreadable (round-robin just restarts). */
+  lastReserved(setIndex: number): Addr | undefined {
+    const path = join(this.dir, `${LAST_IP_PREFIX}${setIndex}`);
+    try {
+      return parseAddr(readFileSync(path, 'latin1'));
+    } catch (err) {
+      if (!isErrno(err, 'ENOENT')) process.stderr.write(`Error retrieving last reserved ip: ${goFsError(err, 'open', path).message}\n`);
+      return undefined;
+    }
+  }
+
+  /** Every file named after an address, with its owner. Unreadable files are skipped. */
+  allocations(): Allocation[] {
+    let names: string[];
+    try {
+      names = readdirSync(this.dir, { withFileTypes: true })
+        .filter((d) => d.isFile())
+        .map((d) => d.name);
+    } catch (err) {
+      throw goFsError(err, 'open', this.dir);
+    }
+    const out: Allocation[] = [];
+    for (const name of names) {
+      const ip = parseAddr(name);
+      if (ip === undefined) continue;
+      try {
+        out.push({ name, ip, key: readFileSync(join(this.dir, name), 'utf8').trim() });
+      } catch {
+        // gone or unreadable: not ours to judge
+      }
+    }
+    return out;
+  }
+
+  /** Removes the files; a file already gone counts as released. Returns the failures. */
+  release(allocations: readonly Allocation[]): Error[] {
+    const errors: Error[] = [];
+    for (const a of allocations) {
+      const path = join(this.dir, a.name);
+      try {
+        unlinkSync(path);
+      } catch (err) {
+        if (!isErrno(err, 'ENOENT')) errors.push(goFsError(err, 'remove', path));
+      }
+    }
+    return errors;
+  }
+}
+
+/** Runs fn with the network's store locked; fn must be synchronous (see the header). */
+export function withStore<T>(dir: string, fn: (store: Store) => T): T {
+  const store = Store.open(dir);
+  try {
+    return fn(store);
+  } finally {
+    store.close();
+  }
+}
