@@ -1,0 +1,89 @@
+// Running nft and the iptables tools: argument arrays only (never a shell), the ruleset on
+// stdin, one process per transaction. Each spawn costs a few ms and each nft commit ~16 ms,
+// so callers batch everything one step needs into a single run.
+import { spawn } from 'node:child_process';
+import { accessSync, constants, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+// Runtimes do not always pass PATH to plugins; Go's exec.LookPath would then fail, we look in
+// the usual system directories instead.
+const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+/** The reference gives nft reads 55 s; a wedged tool must not hang the runtime forever. */
+const TIMEOUT_MS = 55_000;
+
+/** A tool the backend needs is not installed. */
+export class ToolMissingError extends Error {
+  readonly tool: string;
+  constructor(tool: string, backend: string) {
+    super(`${backend} backend unavailable: "${tool}" not found in PATH`);
+    this.name = 'ToolMissingError';
+    this.tool = tool;
+  }
+}
+
+/** A tool ran and failed. The message is the reference's shape: command, exit status, stderr. */
+export class ToolError extends Error {
+  readonly tool: string;
+  readonly args: readonly string[];
+  readonly exitCode: number | null;
+  readonly stderr: string;
+  constructor(tool: string, args: readonly string[], exitCode: number | null, stderr: string, options?: { cause?: unknown }) {
+    const status = exitCode === null ? 'killed' : `exit status ${exitCode}`;
+    super(`running [${[tool, ...args].join(' ')}]: ${status}: ${stderr.trim()}`, options);
+    this.name = 'ToolError';
+    this.tool = tool;
+    this.args = args;
+    this.exitCode = exitCode;
+    this.stderr = stderr;
+  }
+}
+
+const found = new Map<string, string | undefined>();
+
+/** Absolute path of `tool` on PATH, or undefined. Cached: a plugin process is short-lived. */
+export function lookPath(tool: string): string | undefined {
+  if (found.has(tool)) return found.get(tool);
+  let hit: string | undefined;
+  for (const dir of (process.env['PATH'] || DEFAULT_PATH).split(':')) {
+    if (dir === '') continue;
+    const p = join(dir, tool);
+    try {
+      if (statSync(p).isFile()) {
+        accessSync(p, constants.X_OK);
+        hit = p;
+        break;
+      }
+    } catch {
+      // not here
+    }
+  }
+  found.set(tool, hit);
+  return hit;
+}
+
+export function requireTool(tool: string, backend: string): string {
+  const p = lookPath(tool);
+  if (p === undefined) throw new ToolMissingError(tool, backend);
+  return p;
+}
+
+/** Runs `file args` with `stdin`, resolves to stdout; a non-zero exit rejects with ToolError. */
+export function runTool(file: string, args: readonly string[], stdin = ''): Promise<string> {
+  const tool = file.slice(file.lastIndexOf('/') + 1);
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'pipe'], timeout: TIMEOUT_MS });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (c: Buffer) => out.push(c));
+    child.stderr.on('data', (c: Buffer) => err.push(c));
+    child.on('error', (e) => reject(new ToolError(tool, args, null, e.message, { cause: e })));
+    child.on('close', (code) => {
+      const stderr = Buffer.concat(err).toString();
+      if (code === 0) resolve(Buffer.concat(out).toString());
+      else reject(new ToolError(tool, args, code, stderr));
+    });
+    // A tool that dies early closes its stdin; the exit status tells the story, not EPIPE.
+    child.stdin.on('error', () => {});
+    child.stdin.end(stdin);
+  });
+}

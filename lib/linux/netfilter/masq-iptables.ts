@@ -1,0 +1,78 @@
+// The iptables masquerade executor: per family one `iptables-save -t nat` to see what is there,
+// then at most one `iptables-restore --noflush` transaction. iptables/ip6tables are whatever the
+// system's alternatives point to (legacy or nft), the same binaries the Go plugin runs.
+import { requireTool, runTool } from './exec.ts';
+import { parseSavedNat, type SavedTable } from './iptables-save.ts';
+import { type Family, planIptablesMasqSetup, planIptablesMasqTeardown, selectIptablesGcChains } from './masq-iptables-plan.ts';
+import { masqChainName } from './names.ts';
+import { settleAll } from './settle.ts';
+import type { MasqAddr } from './validate.ts';
+
+const BACKEND = 'iptables';
+const PREFIX: Record<Family, string> = { 4: 'iptables', 6: 'ip6tables' };
+
+export function iptablesTools(family: Family): { save: string; restore: string } {
+  return { save: requireTool(`${PREFIX[family]}-save`, BACKEND), restore: requireTool(`${PREFIX[family]}-restore`, BACKEND) };
+}
+
+async function readNat(family: Family): Promise<SavedTable> {
+  return parseSavedNat(await runTool(iptablesTools(family).save, ['-t', 'nat']));
+}
+
+async function restore(family: Family, text: string): Promise<void> {
+  // -w: wait for the xtables lock (iptables-legacy); --noflush: touch only what the input names.
+  await runTool(iptablesTools(family).restore, ['-w', '--noflush'], text);
+}
+
+/**
+ * Read, plan, apply; once more from a fresh read if the apply fails, since a process that does
+ * not take our lock (kube-proxy, the Go plugins) may have changed the table in between.
+ */
+async function readPlanApply(family: Family, plan: (saved: SavedTable) => string | undefined): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const text = plan(await readNat(family));
+    if (text === undefined) return;
+    try {
+      return await restore(family, text);
+    } catch (err) {
+      if (attempt >= 2) throw err;
+    }
+  }
+}
+
+export async function setupMasqIptables(network: string, containerId: string, addrs: readonly MasqAddr[]): Promise<void> {
+  const families = ([4, 6] as const).filter((f) => addrs.some((a) => a.family === f));
+  // Resolve both families' tools before touching anything: a missing ip6tables must not leave v4 half done.
+  families.forEach(iptablesTools);
+  await settleAll(
+    families.map((f) =>
+      readPlanApply(f, (saved) => planIptablesMasqSetup(saved, network, containerId, addrs.filter((a) => a.family === f))),
+    ),
+  );
+}
+
+/**
+ * With addresses: their jumps, in their families, and the chain unless still jumped to.
+ * Without (`addrs` empty): the chain and every jump to it, in every family given.
+ */
+export async function teardownMasqIptables(
+  network: string,
+  containerId: string,
+  addrs: readonly MasqAddr[],
+  families: readonly Family[],
+): Promise<void> {
+  const chain = masqChainName(network, containerId);
+  await settleAll(
+    families.map((f) =>
+      readPlanApply(f, (saved) =>
+        planIptablesMasqTeardown(saved, [chain], addrs.length === 0 ? undefined : addrs.filter((a) => a.family === f)),
+      ),
+    ),
+  );
+}
+
+export async function gcMasqIptables(network: string, validIds: ReadonlySet<string>, families: readonly Family[]): Promise<void> {
+  await settleAll(
+    families.map((f) => readPlanApply(f, (saved) => planIptablesMasqTeardown(saved, selectIptablesGcChains(saved, network, validIds)))),
+  );
+}

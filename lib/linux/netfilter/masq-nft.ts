@@ -1,0 +1,20 @@
+// The nftables masquerade executor: one read of the table (rules are deleted by handle, and
+// the setup skips what is already in place), then one transaction.
+import { planNftMasqGc, planNftMasqSetup, planNftMasqTeardown } from './masq-nft-plan.ts';
+import { MASQ_TABLE } from './names.ts';
+import { readPlanApply } from './nft.ts';
+import type { MasqAddr } from './validate.ts';
+
+const TABLE = ['table', 'inet', MASQ_TABLE] as const;
+
+export function setupMasqNft(network: string, ifname: string, containerId: string, addrs: readonly MasqAddr[]): Promise<void> {
+  return readPlanApply(TABLE, (listing) => planNftMasqSetup(listing, network, ifname, containerId, addrs));
+}
+
+export function teardownMasqNft(network: string, ifname: string, containerId: string): Promise<void> {
+  return readPlanApply(TABLE, (listing) => planNftMasqTeardown(listing.rules, network, ifname, containerId));
+}
+
+export function gcMasqNft(network: string, valid: readonly { containerID: string; ifname: string }[]): Promise<void> {
+  return readPlanApply(TABLE, (listing) => planNftMasqGc(listing.rules, network, valid));
+}

@@ -1,0 +1,70 @@
+// The names and comments the reference plugins give their netfilter objects. They must match
+// byte for byte: a DEL by either implementation has to find what the other one created.
+// Sources: pkg/utils/utils.go (FormatChainName, FormatComment, MustFormatHashWithPrefix),
+// pkg/ip/ipmasq_nftables_linux.go, pkg/link/spoofcheck.go, plugins/main/bridge (uniqueID).
+import { createHash } from 'node:crypto';
+
+/** Leading `n` hex digits of SHA-512(text): the reference's MustFormatHashWithPrefix with no prefix. */
+export function hashHex(text: string, n: number): string {
+  return createHash('sha512').update(text, 'utf8').digest('hex').slice(0, n);
+}
+
+// ---- ipMasq, iptables backend (ifname plays no part, for historical reasons) ----
+
+/** Per-attachment chain in the nat table: "CNI-" + 24 hex of SHA-512(network + containerId), 28 chars. */
+export function masqChainName(network: string, containerId: string): string {
+  return `CNI-${hashHex(network + containerId, 24)}`;
+}
+
+/**
+ * Comment on every rule of the chain and on its POSTROUTING jump. Go prints it with %q; for the
+ * tokens we accept (validate.ts: no quote, backslash or control character) that is plain quoting.
+ */
+export function iptablesComment(network: string, containerId: string): string {
+  return `name: "${network}" id: "${containerId}"`;
+}
+
+// ---- ipMasq, nftables backend ----
+
+export const MASQ_TABLE = 'cni_plugins_masquerade';
+export const MASQ_CHAIN = 'masq_checks';
+export const MASQ_POSTROUTING = 'postrouting';
+export const MASQ_TABLE_COMMENT = 'Masquerading for plugins from github.com/containernetworking/plugins';
+export const MASQ_CHAIN_COMMENT = 'Masquerade traffic from certain IPs to any (non-multicast) IP outside their subnet';
+/** nft refuses longer comments; knftables (CommentLengthMax) truncates to this. */
+export const NFT_COMMENT_MAX = 128;
+
+export function nftNetworkHash(network: string): string {
+  return hashHex(network, 16);
+}
+
+/** `<hash16(network)>-<hash16(ifname:containerId)>`: the prefix that marks one attachment's rules. */
+export function nftInstanceHash(network: string, ifname: string, containerId: string): string {
+  return `${nftNetworkHash(network)}-${hashHex(`${ifname}:${containerId}`, 16)}`;
+}
+
+/** The rule comment; the reference strips double quotes from the readable part and cuts at 128. */
+export function nftMasqComment(network: string, ifname: string, containerId: string): string {
+  const clean = (s: string) => s.replaceAll('"', '');
+  const full = `${nftInstanceHash(network, ifname, containerId)}, net: ${clean(network)}, if: ${clean(ifname)}, id: ${clean(containerId)}`;
+  return full.slice(0, NFT_COMMENT_MAX);
+}
+
+// ---- macspoofchk (table bridge nat) ----
+
+export const SPOOF_TABLE = 'nat';
+export const SPOOF_BASE_CHAIN = 'PREROUTING';
+
+export interface SpoofNames {
+  /** `<containerId>-<ifname>`, the bridge plugin's uniqueID */
+  readonly ref: string;
+  readonly ifaceChain: string;
+  readonly macChain: string;
+  readonly comment: string;
+}
+
+export function spoofNames(containerId: string, ifname: string): SpoofNames {
+  const ref = `${containerId}-${ifname}`;
+  const ifaceChain = `cni-br-iface-${ref}`;
+  return { ref, ifaceChain, macChain: `${ifaceChain}-mac`, comment: `macspoofchk-${ref}` };
+}

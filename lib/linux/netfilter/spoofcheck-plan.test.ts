@@ -1,0 +1,84 @@
+import t from 'tap';
+import { spoofNames } from './names.ts';
+import type { NftListing } from './nft-json.ts';
+import { planSpoofSetup, planSpoofTeardown } from './spoofcheck-plan.ts';
+
+const N = spoofNames('abc', 'eth0');
+
+t.test('setup on a fresh node: the reference layout in table bridge nat, one transaction', async (t) => {
+  t.equal(
+    planSpoofSetup({ chains: [], rules: [] }, N, 'veth1234abcd', '0a:58:0a:16:00:05'),
+    [
+      'add table bridge nat',
+      'add chain bridge nat PREROUTING { type filter hook prerouting priority -300 ; policy accept ; }',
+      'add chain bridge nat cni-br-iface-abc-eth0',
+      'add chain bridge nat cni-br-iface-abc-eth0-mac',
+      'flush chain bridge nat cni-br-iface-abc-eth0',
+      'flush chain bridge nat cni-br-iface-abc-eth0-mac',
+      'add rule bridge nat PREROUTING iifname "veth1234abcd" jump cni-br-iface-abc-eth0 comment "macspoofchk-abc-eth0"',
+      'add rule bridge nat cni-br-iface-abc-eth0 jump cni-br-iface-abc-eth0-mac comment "macspoofchk-abc-eth0"',
+      'add rule bridge nat cni-br-iface-abc-eth0-mac ether saddr 0a:58:0a:16:00:05 return comment "macspoofchk-abc-eth0"',
+      'add rule bridge nat cni-br-iface-abc-eth0-mac drop comment "macspoofchk-abc-eth0"',
+      '',
+    ].join('\n'),
+  );
+});
+
+const chain = (name: string, handle: number) => ({ family: 'bridge', table: 'nat', name, handle, ...(name === 'PREROUTING' && { type: 'filter', hook: 'prerouting' }) });
+const rule = (chainName: string, handle: number, comment?: string) => ({ family: 'bridge', table: 'nat', chain: chainName, handle, comment, expr: '[]' });
+
+t.test('teardown: our PREROUTING jumps by comment, then both chains, emptied first', async (t) => {
+  const listing: NftListing = {
+    chains: [chain('PREROUTING', 1), chain('cni-br-iface-abc-eth0', 2), chain('cni-br-iface-abc-eth0-mac', 3), chain('cni-br-iface-xyz-eth0', 8)],
+    rules: [
+      rule('PREROUTING', 4, 'macspoofchk-abc-eth0'),
+      rule('PREROUTING', 9, 'macspoofchk-xyz-eth0'),
+      rule('PREROUTING', 10, 'macspoofchk-abc-eth00'),
+      rule('PREROUTING', 11, 'macspoofchk-abc-eth0'),
+      rule('cni-br-iface-abc-eth0', 5, 'macspoofchk-abc-eth0'),
+    ],
+  };
+  t.equal(
+    planSpoofTeardown(listing, N),
+    [
+      'delete rule bridge nat PREROUTING handle 4',
+      'delete rule bridge nat PREROUTING handle 11',
+      'flush chain bridge nat cni-br-iface-abc-eth0',
+      'flush chain bridge nat cni-br-iface-abc-eth0-mac',
+      'delete chain bridge nat cni-br-iface-abc-eth0',
+      'delete chain bridge nat cni-br-iface-abc-eth0-mac',
+      '',
+    ].join('\n'),
+  );
+});
+
+t.test('teardown of what is gone plans nothing; leftovers are removed piece by piece', async (t) => {
+  t.equal(planSpoofTeardown({ chains: [], rules: [] }, N), undefined);
+  t.equal(planSpoofTeardown({ chains: [chain('PREROUTING', 1)], rules: [] }, N), undefined);
+  t.equal(
+    planSpoofTeardown({ chains: [chain('cni-br-iface-abc-eth0-mac', 3)], rules: [] }, N),
+    'flush chain bridge nat cni-br-iface-abc-eth0-mac\ndelete chain bridge nat cni-br-iface-abc-eth0-mac\n',
+  );
+});
+
+t.test('setup where PREROUTING exists: no re-declaration; an earlier jump of this attachment is replaced', async (t) => {
+  const listing: NftListing = {
+    chains: [chain('PREROUTING', 1)],
+    rules: [rule('PREROUTING', 4, 'macspoofchk-abc-eth0'), rule('PREROUTING', 9, 'macspoofchk-xyz-eth0')],
+  };
+  t.equal(
+    planSpoofSetup(listing, N, 'veth1234abcd', '0a:58:0a:16:00:05'),
+    [
+      'delete rule bridge nat PREROUTING handle 4',
+      'add chain bridge nat cni-br-iface-abc-eth0',
+      'add chain bridge nat cni-br-iface-abc-eth0-mac',
+      'flush chain bridge nat cni-br-iface-abc-eth0',
+      'flush chain bridge nat cni-br-iface-abc-eth0-mac',
+      'add rule bridge nat PREROUTING iifname "veth1234abcd" jump cni-br-iface-abc-eth0 comment "macspoofchk-abc-eth0"',
+      'add rule bridge nat cni-br-iface-abc-eth0 jump cni-br-iface-abc-eth0-mac comment "macspoofchk-abc-eth0"',
+      'add rule bridge nat cni-br-iface-abc-eth0-mac ether saddr 0a:58:0a:16:00:05 return comment "macspoofchk-abc-eth0"',
+      'add rule bridge nat cni-br-iface-abc-eth0-mac drop comment "macspoofchk-abc-eth0"',
+      '',
+    ].join('\n'),
+  );
+});
