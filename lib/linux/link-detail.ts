@@ -1,0 +1,73 @@
+// More of a link than LinkInfo: promiscuity, the veth peer index, and the kind-specific
+// data inside IFLA_LINKINFO (bridge options, bridge-port options) that netlink@0.3.0 leaves raw.
+import type { LinkMessage } from 'netlink/dist/rt/structs.js';
+import { toLinkInfo, type LinkInfo } from './link-parse.ts';
+import { isNetlinkError, nl } from './netlink-error.ts';
+import type { Netns } from './netns.ts';
+import { decodeAttrs, findAttr, type RawAttr } from './nl-codec.ts';
+
+const IFLA_INFO_DATA = 2;
+const IFLA_INFO_SLAVE_KIND = 4;
+const IFLA_INFO_SLAVE_DATA = 5;
+const IFLA_BR_VLAN_FILTERING = 7;
+const IFLA_BRPORT_MODE = 4;
+const IFLA_BRPORT_ISOLATED = 33;
+
+export interface LinkDetail extends LinkInfo {
+  /** IFF_PROMISC */
+  promisc: boolean;
+  /** IFLA_LINK: a veth's peer index, counted in the peer's netns */
+  peerIndex?: number;
+  /** IFLA_INFO_DATA of the link's own kind */
+  infoData: RawAttr[];
+  /** IFLA_INFO_SLAVE_KIND: 'bridge' for a bridge port */
+  slaveKind?: string;
+  slaveData: RawAttr[];
+}
+
+const cString = (b: Buffer): string => {
+  const nul = b.indexOf(0);
+  return b.subarray(0, nul < 0 ? b.length : nul).toString('utf8');
+};
+
+export function toLinkDetail(msg: LinkMessage): LinkDetail {
+  const info = msg.attrs.linkinfo;
+  const data = info && findAttr(info, IFLA_INFO_DATA);
+  const slaveKind = info && findAttr(info, IFLA_INFO_SLAVE_KIND);
+  const slaveData = info && findAttr(info, IFLA_INFO_SLAVE_DATA);
+  const link = msg.attrs.link;
+  const d: LinkDetail = {
+    ...toLinkInfo(msg),
+    promisc: msg.data.flags?.promisc === true,
+    infoData: data ? decodeAttrs(data) : [],
+    slaveData: slaveData ? decodeAttrs(slaveData) : [],
+  };
+  if (link && link.length >= 4) d.peerIndex = link.readUInt32LE(0);
+  if (slaveKind) d.slaveKind = cString(slaveKind);
+  return d;
+}
+
+export async function getLinkDetail(ns: Netns, name: string): Promise<LinkDetail | undefined> {
+  if (name === '' || Buffer.byteLength(name) > 15) return undefined;
+  try {
+    const [msg] = await nl('RTM_GETLINK', ns.rtnl.getLink({}, { ifname: name }));
+    return msg && toLinkDetail(msg);
+  } catch (err) {
+    if (isNetlinkError(err, 'ENODEV')) return undefined;
+    throw err;
+  }
+}
+
+const u8 = (attrs: readonly RawAttr[], type: number): number | undefined => attrs.find((a) => a.type === type)?.value.readUInt8(0);
+
+/** vlan_filtering of a bridge; undefined for anything else. */
+export function bridgeVlanFiltering(d: LinkDetail): boolean | undefined {
+  if (d.kind !== 'bridge') return undefined;
+  return u8(d.infoData, IFLA_BR_VLAN_FILTERING) === 1;
+}
+
+/** hairpin and isolated of a bridge port; undefined when the link is no bridge port. */
+export function bridgePortFlags(d: LinkDetail): { hairpin: boolean; isolated: boolean } | undefined {
+  if (d.slaveKind !== 'bridge') return undefined;
+  return { hairpin: u8(d.slaveData, IFLA_BRPORT_MODE) === 1, isolated: u8(d.slaveData, IFLA_BRPORT_ISOLATED) === 1 };
+}

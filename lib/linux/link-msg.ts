@@ -1,0 +1,139 @@
+// RTM_NEWLINK / RTM_SETLINK payloads (struct ifinfomsg + attributes) that netlink@0.3.0
+// cannot build: bridge and veth creation, bridge-port options, bridge-port VLANs.
+// Pure; the numbers are from include/uapi/linux/{if_link,if_bridge,veth}.h.
+import { attrBytes, attrNest, attrString, attrStructNest, attrU16, attrU32, attrU8, encodeAttrs, encodeIfInfoMsg, type Attr } from './nl-codec.ts';
+
+const AF_BRIDGE = 7;
+export const IFF_UP = 0x1;
+export const IFF_PROMISC = 0x100;
+
+const IFLA_ADDRESS = 1;
+const IFLA_IFNAME = 3;
+const IFLA_MTU = 4;
+const IFLA_MASTER = 10;
+const IFLA_LINKINFO = 18;
+const IFLA_AF_SPEC = 26;
+const IFLA_NET_NS_FD = 28;
+
+const IFLA_INFO_KIND = 1;
+const IFLA_INFO_DATA = 2;
+const IFLA_INFO_SLAVE_KIND = 4;
+const IFLA_INFO_SLAVE_DATA = 5;
+
+const VETH_INFO_PEER = 1;
+const IFLA_BR_VLAN_FILTERING = 7;
+const IFLA_BRPORT_MODE = 4; // hairpin ("reflective relay")
+const IFLA_BRPORT_ISOLATED = 33;
+
+const IFLA_BRIDGE_FLAGS = 0;
+const IFLA_BRIDGE_VLAN_INFO = 2;
+const BRIDGE_FLAGS_MASTER = 1;
+
+export const BRIDGE_VLAN_INFO_PVID = 0x2;
+export const BRIDGE_VLAN_INFO_UNTAGGED = 0x4;
+const BRIDGE_VLAN_INFO_RANGE_BEGIN = 0x8;
+const BRIDGE_VLAN_INFO_RANGE_END = 0x10;
+
+export interface NewBridge {
+  name: string;
+  mtu?: number;
+  vlanFiltering?: boolean;
+}
+
+/** `ip link add <name> [mtu N] type bridge [vlan_filtering 1]` */
+export function encodeNewBridge(b: NewBridge): Buffer {
+  const data: Attr[] = b.vlanFiltering ? [attrU8(IFLA_BR_VLAN_FILTERING, 1)] : [];
+  const info: Attr[] = [attrString(IFLA_INFO_KIND, 'bridge')];
+  if (data.length > 0) info.push(attrNest(IFLA_INFO_DATA, data));
+  const attrs: Attr[] = [attrString(IFLA_IFNAME, b.name)];
+  if (b.mtu) attrs.push(attrU32(IFLA_MTU, b.mtu));
+  attrs.push(attrNest(IFLA_LINKINFO, info));
+  return Buffer.concat([encodeIfInfoMsg(), encodeAttrs(attrs)]);
+}
+
+/** One end of a veth pair. */
+export interface VethEnd {
+  name: string;
+  mtu?: number;
+  /** 6 bytes; the kernel picks a random one when absent */
+  mac?: Uint8Array;
+  /** the netns to create this end in (an open nsfs fd); default: the socket's */
+  netnsFd?: number;
+  /** enslave to this link index right away (the kernel does it before answering) */
+  master?: number;
+  up?: boolean;
+}
+
+function endAttrs(e: VethEnd): Attr[] {
+  const attrs: Attr[] = [attrString(IFLA_IFNAME, e.name)];
+  if (e.mtu) attrs.push(attrU32(IFLA_MTU, e.mtu));
+  if (e.mac) attrs.push(attrBytes(IFLA_ADDRESS, e.mac));
+  if (e.netnsFd !== undefined) attrs.push(attrU32(IFLA_NET_NS_FD, e.netnsFd));
+  if (e.master !== undefined) attrs.push(attrU32(IFLA_MASTER, e.master));
+  return attrs;
+}
+
+const upMsg = (e: VethEnd): Buffer => encodeIfInfoMsg(e.up ? { flags: IFF_UP, change: IFF_UP } : {});
+
+/**
+ * Both ends in one RTM_NEWLINK: VETH_INFO_PEER carries the peer's own ifinfomsg and
+ * attributes, so each end is named, sized and placed in its netns at creation.
+ */
+export function encodeNewVeth(main: VethEnd, peer: VethEnd): Buffer {
+  const peerAttr = attrStructNest(VETH_INFO_PEER, upMsg(peer), endAttrs(peer));
+  const info = attrNest(IFLA_LINKINFO, [attrString(IFLA_INFO_KIND, 'veth'), attrNest(IFLA_INFO_DATA, [peerAttr])]);
+  return Buffer.concat([upMsg(main), encodeAttrs([...endAttrs(main), info])]);
+}
+
+export interface BridgePortOptions {
+  hairpin?: boolean;
+  isolated?: boolean;
+}
+
+/**
+ * RTM_NEWLINK (no NLM_F_CREATE) on an existing bridge port: the kernel hands
+ * IFLA_INFO_SLAVE_DATA to the master's slave_changelink. The link must already be enslaved.
+ */
+export function encodeBridgePortOptions(index: number, o: BridgePortOptions): Buffer {
+  const data: Attr[] = [];
+  if (o.hairpin !== undefined) data.push(attrU8(IFLA_BRPORT_MODE, o.hairpin ? 1 : 0));
+  if (o.isolated !== undefined) data.push(attrU8(IFLA_BRPORT_ISOLATED, o.isolated ? 1 : 0));
+  const info = attrNest(IFLA_LINKINFO, [attrString(IFLA_INFO_SLAVE_KIND, 'bridge'), attrNest(IFLA_INFO_SLAVE_DATA, data)]);
+  return Buffer.concat([encodeIfInfoMsg({ index }), encodeAttrs([info])]);
+}
+
+/** A run of VIDs with the same flags; `last` absent or equal to `vid` for a single VID. */
+export interface VlanRun {
+  vid: number;
+  last?: number;
+  pvid?: boolean;
+  untagged?: boolean;
+}
+
+function vlanInfo(flags: number, vid: number): Attr {
+  const b = Buffer.alloc(4);
+  b.writeUInt16LE(flags, 0);
+  b.writeUInt16LE(vid, 2);
+  return { type: IFLA_BRIDGE_VLAN_INFO, payload: b };
+}
+
+/**
+ * RTM_SETLINK (add) or RTM_DELLINK (remove) with family AF_BRIDGE on a bridge port:
+ * IFLA_AF_SPEC holds IFLA_BRIDGE_FLAGS (MASTER: the port's entry in its bridge, not the
+ * device's own) and one struct bridge_vlan_info { u16 flags; u16 vid } per VID, or a
+ * RANGE_BEGIN/RANGE_END pair per run (the kernel refuses PVID on a range).
+ */
+export function encodeBridgeVlans(index: number, runs: readonly VlanRun[]): Buffer {
+  const spec: Attr[] = [attrU16(IFLA_BRIDGE_FLAGS, BRIDGE_FLAGS_MASTER)];
+  for (const r of runs) {
+    const flags = (r.pvid ? BRIDGE_VLAN_INFO_PVID : 0) | (r.untagged ? BRIDGE_VLAN_INFO_UNTAGGED : 0);
+    const last = r.last ?? r.vid;
+    if (last === r.vid) {
+      spec.push(vlanInfo(flags, r.vid));
+    } else {
+      if (r.pvid || last < r.vid) throw new RangeError(`invalid VLAN run ${r.vid}-${last}`);
+      spec.push(vlanInfo(flags | BRIDGE_VLAN_INFO_RANGE_BEGIN, r.vid), vlanInfo(flags | BRIDGE_VLAN_INFO_RANGE_END, last));
+    }
+  }
+  return Buffer.concat([encodeIfInfoMsg({ family: AF_BRIDGE, index }), encodeAttrs([attrNest(IFLA_AF_SPEC, spec)])]);
+}

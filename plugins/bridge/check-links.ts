@@ -1,0 +1,45 @@
+// CHECK's view of the links prevResult names (plugins.md §1.7): the bridge, the container
+// interface and the host veth between them.
+import type { Interface } from '../../lib/cni-spec/index.ts';
+import { getLinkDetail, type LinkDetail, type Netns } from '../../lib/linux/index.ts';
+
+export class CheckError extends Error {
+  override readonly name = 'CheckError';
+}
+
+export async function validateBridge(host: Netns, want: Interface, promiscMode: boolean): Promise<LinkDetail> {
+  const br = await getLinkDetail(host, want.name);
+  if (!br) throw new CheckError(`Link not found: ${want.name}`);
+  if (br.kind !== 'bridge') throw new CheckError(`Error: ${want.name} not a bridge`);
+  if (want.mac && want.mac !== br.mac) throw new CheckError(`Error: bridge ${want.name} Mac ${want.mac} doesn't match: ${br.mac}`);
+  if (br.promisc !== promiscMode) {
+    throw new CheckError(`Error: bridge ${want.name} promisc mode does not match configured: ${promiscMode}, found: ${br.promisc}`);
+  }
+  return br;
+}
+
+export async function validateContainerIface(pod: Netns, want: Interface): Promise<LinkDetail> {
+  if (want.name === '') throw new CheckError('Container Interface name missing in prevResult');
+  const link = await getLinkDetail(pod, want.name);
+  if (!link) throw new CheckError(`Container Interface name in prevResult: ${want.name} not found`);
+  if (link.kind !== 'veth') throw new CheckError(`Error: Container interface ${want.name} not of type veth`);
+  if (link.peerIndex === undefined) throw new CheckError(`Unable to obtain veth peer index for veth ${want.name}`);
+  if (want.mac && want.mac !== link.mac) throw new CheckError(`Interface ${want.name} Mac ${want.mac} doesn't match container Mac: ${link.mac}`);
+  return link;
+}
+
+/**
+ * The host veth among prevResult's other interfaces: a veth in the host netns whose peer is
+ * the container interface and whose master is the bridge. Anything else is not ours: skipped.
+ */
+export async function findHostVeth(host: Netns, candidates: readonly Interface[], bridge: LinkDetail, container: LinkDetail): Promise<LinkDetail | undefined> {
+  for (const intf of candidates) {
+    const link = await getLinkDetail(host, intf.name);
+    if (!link) throw new CheckError(`Link not found: ${intf.name}`);
+    if (link.kind !== 'veth') continue;
+    if (link.index !== container.peerIndex || link.peerIndex !== container.index || link.masterIndex !== bridge.index) continue;
+    if (intf.mac && intf.mac !== link.mac) throw new CheckError(`Interface ${intf.name} Mac ${intf.mac} doesn't match: ${link.mac}`);
+    return link;
+  }
+  return undefined;
+}

@@ -1,0 +1,93 @@
+// Gateway addresses on the bridge (or the VLAN gateway interface) and IP forwarding
+// (plugins.md §1.1 isGateway/forceAddress, §1.9).
+import {
+  addAddress,
+  delAddress,
+  getLinkByIndex,
+  isExists,
+  isUnicastMac,
+  listAddresses,
+  parseCidr,
+  parseMac,
+  prefixContains,
+  readSysctl,
+  setLinkMac,
+  writeSysctl,
+  type IpFamily,
+  type LinkInfo,
+  type Netns,
+} from '../../lib/linux/index.ts';
+import type { GatewayAddr } from './gateway-plan.ts';
+
+const errText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+/**
+ * Puts gw on the link unless it is there. Another IPv4 address, or an IPv6 address whose
+ * prefix overlaps, is replaced with forceAddress and an error without it; other IPv6
+ * addresses stay. Then the link's MAC is set to `pinMac` (see macToPin): a bridge whose MAC
+ * was never set follows its lowest port MAC as ports churn.
+ */
+export async function ensureGatewayAddr(host: Netns, link: LinkInfo, pinMac: Buffer | undefined, gw: GatewayAddr, forceAddress: boolean): Promise<void> {
+  const want = parseCidr(gw.cidr);
+  if (!want) throw new TypeError(`invalid gateway ${gw.cidr}`);
+  for (const a of await listAddresses(host, { index: link.index, family: gw.family })) {
+    const have = parseCidr(`${a.address}/${a.prefixLen}`);
+    if (!have) continue;
+    if (have.bytes.equals(want.bytes) && have.prefixLen === want.prefixLen) return;
+    if (gw.family === 4 || prefixContains(have, want.bytes) || prefixContains(want, have.bytes)) {
+      if (!forceAddress) throw new Error(`${JSON.stringify(link.name)} already has an IP address different from ${gw.cidr}`);
+      try {
+        await delAddress(host, link.index, `${a.address}/${a.prefixLen}`);
+      } catch (err) {
+        throw new Error(`could not remove IP address from ${JSON.stringify(link.name)}: ${errText(err)}`, { cause: err });
+      }
+    }
+  }
+  try {
+    await addAddress(host, link.index, gw.cidr);
+  } catch (err) {
+    if (!isExists(err)) throw new Error(`could not add IP address to ${JSON.stringify(link.name)}: ${errText(err)}`, { cause: err });
+  }
+  try {
+    if (pinMac) await setLinkMac(host, link.index, pinMac);
+  } catch (err) {
+    throw new Error(`could not set bridge's mac: ${errText(err)}`, { cause: err });
+  }
+}
+
+const FORWARDING: Record<IpFamily, string> = { 4: 'net/ipv4/ip_forward', 6: 'net/ipv6/conf/all/forwarding' };
+
+/** Written only when not already on, as the reference does. */
+export function enableForwarding(host: Netns, family: IpFamily): void {
+  const key = FORWARDING[family];
+  try {
+    if (readSysctl(host, key) !== '1') writeSysctl(host, key, '1');
+  } catch (err) {
+    throw new Error(`failed to enable forwarding: ${errText(err)}`, { cause: err });
+  }
+}
+
+/**
+ * The MAC to pin: the one the link had before this ADD's port joined, unless that was none
+ * at all. A bridge that lost its last port shows 00:00:00:00:00:00, which the kernel refuses
+ * as an address (the reference then fails the ADD); it has adopted a port's MAC since, and
+ * that one is kept.
+ */
+async function macToPin(host: Netns, link: LinkInfo, before: string): Promise<Buffer | undefined> {
+  const mac = parseMac(before);
+  if (mac && isUnicastMac(mac)) return mac;
+  const now = parseMac((await getLinkByIndex(host, link.index))?.mac ?? '');
+  return now && isUnicastMac(now) ? now : undefined;
+}
+
+export async function setupGateways(host: Netns, link: LinkInfo, before: string, gateways: readonly GatewayAddr[], forceAddress: boolean): Promise<void> {
+  const pinMac = await macToPin(host, link, before);
+  for (const gw of gateways) {
+    try {
+      await ensureGatewayAddr(host, link, pinMac, gw, forceAddress);
+    } catch (err) {
+      throw new Error(`failed to set bridge addr: ${errText(err)}`, { cause: err });
+    }
+  }
+  for (const family of [4, 6] as const) if (gateways.some((g) => g.family === family)) enableForwarding(host, family);
+}

@@ -1,0 +1,78 @@
+// A veth pair whose host end is a port of the bridge (plugins.md §1.2 steps 4 and 5).
+import {
+  addPortVlans,
+  clearPortVlans,
+  deleteLink,
+  parseMac,
+  setBridgePortOptions,
+  setupVeth,
+  writeSysctl,
+  type LinkInfo,
+  type Netns,
+  type VethPair,
+} from '../../lib/linux/index.ts';
+import type { PortVlanPlan } from './vlan-plan.ts';
+import type { UndoStack } from './undo.ts';
+
+export interface PortSpec {
+  /** the container-side name; in `container` */
+  ifname: string;
+  mtu?: number | undefined;
+  mac?: string | undefined;
+  hairpin: boolean;
+  isolated: boolean;
+  vlans?: PortVlanPlan | undefined;
+}
+
+const q = (s: string): string => JSON.stringify(s);
+const errText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+/** Port flags and VLAN entries; a new port has hairpin and isolation off already. */
+export async function configurePort(host: Netns, port: LinkInfo, spec: PortSpec): Promise<void> {
+  try {
+    if (spec.hairpin) await setBridgePortOptions(host, port.index, { hairpin: true });
+  } catch (err) {
+    throw new Error(`failed to setup hairpin mode for ${port.name}: ${errText(err)}`, { cause: err });
+  }
+  try {
+    if (spec.isolated) await setBridgePortOptions(host, port.index, { isolated: true });
+  } catch (err) {
+    throw new Error(`failed to set isolation on bridge port ${port.name}: ${errText(err)}`, { cause: err });
+  }
+  if (!spec.vlans) return;
+  if (spec.vlans.clear) {
+    try {
+      await clearPortVlans(host, port.index);
+    } catch (err) {
+      throw new Error(`failed to remove default vlan on interface ${q(port.name)}: ${errText(err)}`, { cause: err });
+    }
+  }
+  try {
+    await addPortVlans(host, port.index, spec.vlans.runs);
+  } catch (err) {
+    throw new Error(`failed to setup vlan tag on interface ${q(port.name)}: ${errText(err)}`, { cause: err });
+  }
+}
+
+/**
+ * Creates the pair (host end up and enslaved by the creating request), registers its
+ * removal on `undo` (deleting the host end takes the container end with it), then sets the
+ * port up as configured.
+ */
+export async function setupPort(host: Netns, container: Netns, bridge: LinkInfo, spec: PortSpec, undo: UndoStack): Promise<VethPair> {
+  const mac = spec.mac === undefined ? undefined : parseMac(spec.mac);
+  const pair = await setupVeth(host, container, {
+    ifname: spec.ifname,
+    hostMaster: bridge.index,
+    ...(spec.mtu && { mtu: spec.mtu }),
+    ...(mac && { mac }),
+  });
+  undo.push(`veth ${pair.host.name}`, () => deleteLink(host, pair.host.index));
+  try {
+    writeSysctl(host, `net/ipv6/conf/${pair.host.name}/accept_ra`, '0');
+  } catch {
+    // IPv6 may be off on the host; the reference ignores this too
+  }
+  await configurePort(host, pair.host, spec);
+  return pair;
+}

@@ -1,0 +1,34 @@
+// The VLAN gateway interface "<bridge>.<vlan>" (plugins.md §1.2 step 8): a veth in the host
+// netns whose peer is a bridge port on that VLAN, so the gateway address lives in the VLAN.
+import { deleteLink, getLinkByName, setLinkUp, setupVeth, VethError, type LinkInfo, type Netns } from '../../lib/linux/index.ts';
+import { configurePort } from './port-setup.ts';
+import { planPortVlans } from './vlan-plan.ts';
+
+/** Created on first use and then shared by every container on that VLAN: never removed. */
+export async function ensureVlanGateway(host: Netns, bridge: LinkInfo, vlan: number, preserveDefaultVlan: boolean): Promise<LinkInfo> {
+  const name = `${bridge.name}.${vlan}`;
+  const existing = await getLinkByName(host, name);
+  if (existing) return existing;
+  try {
+    let pair;
+    try {
+      pair = await setupVeth(host, host, { ifname: name, hostMaster: bridge.index, ...(bridge.mtu && { mtu: bridge.mtu }) });
+    } catch (err) {
+      // A parallel ADD on the same VLAN made it first: use theirs.
+      const theirs = err instanceof VethError && err.code === 'EXISTS' ? await getLinkByName(host, name) : undefined;
+      if (theirs) return theirs;
+      throw err;
+    }
+    try {
+      await configurePort(host, pair.host, { ifname: name, hairpin: false, isolated: false, vlans: planPortVlans(vlan, [], preserveDefaultVlan) });
+      await setLinkUp(host, pair.container.index);
+    } catch (err) {
+      // Half made, it would be taken as ready by the next ADD.
+      await deleteLink(host, pair.host.index).catch(() => {});
+      throw err;
+    }
+    return { ...pair.container, up: true };
+  } catch (err) {
+    throw new Error(`failed to create vlan interface: failed to create vlan gateway ${JSON.stringify(name)}: ${(err as Error).message}`, { cause: err });
+  }
+}
