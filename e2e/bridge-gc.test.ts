@@ -1,0 +1,46 @@
+// GC (spec 1.1.0) on a bridge + host-local network: attachments the runtime no longer lists
+// lose their addresses and masquerade rules; the listed ones keep everything and still work.
+// Runs against CNI_E2E_PLUGIN_DIR (default dist/bin; see e2e/helpers/impl.ts).
+import t from 'tap';
+import { addPod, addrs, bridgeConf, delPod, POD_V4, type BridgeResult } from './helpers/bridge-net.ts';
+import { gc } from './helpers/conflist.ts';
+import { impl } from './helpers/impl.ts';
+import { ipFiles, leftovers, masqRulesOf } from './helpers/node-state.ts';
+import { makePod, makeTopology, pings } from './helpers/topology.ts';
+
+t.test(`[${impl.label}] GC with 4 valid attachments out of 10 releases the other 6`, { skip: impl.lacks('spec-1.1.0') }, async (t) => {
+  const { node, dataDir } = await makeTopology(t);
+  const conf = bridgeConf({ dataDir, cniVersion: '1.1.0', bridgeFields: { isGateway: true, ipMasq: true } });
+  const { cniVersion, name, ...plugin } = conf;
+  const list = { cniVersion, name, plugins: [plugin] };
+  const pods = await Promise.all(Array.from({ length: 10 }, async (_, i) => ({ ns: await makePod(t), id: `gc-${i}` })));
+  const results = await Promise.all(pods.map((p) => addPod(impl.dir, node.name, conf, p)));
+  const nsOf = (i: number) => (pods[i] as { ns: { name: string } }).ns.name;
+  const ipOf = (i: number) => addrs(results[i] as BridgeResult).v4 as string;
+  t.equal(ipFiles(dataDir, 'podnet').length, 10, '10 addresses allocated');
+
+  const keep = [0, 3, 5, 8];
+  await gc(list, keep.map((i) => ({ containerID: `gc-${i}`, ifname: 'eth0' })), { cniPath: [impl.dir], nodeNetns: node.name });
+
+  const files = ipFiles(dataDir, 'podnet');
+  for (const [i, p] of pods.entries()) {
+    const kept = keep.includes(i);
+    const rules = await masqRulesOf(node.name, p.id, [ipOf(i)]);
+    if (kept) {
+      t.ok(files.includes(ipOf(i)), `${p.id} (valid) keeps its address ${ipOf(i)}`);
+      t.ok(rules.length > 0, `${p.id} (valid) keeps its masquerade rules`);
+    } else {
+      t.notOk(files.includes(ipOf(i)), `${p.id} (gone) has no address file for ${ipOf(i)}`);
+      t.same(rules, [], `${p.id} (gone) has no masquerade rule`);
+    }
+  }
+  const [first, ...others] = keep;
+  const reach = await Promise.all([
+    ...keep.map((i) => pings(nsOf(i), POD_V4.gateway)),
+    ...others.map((i) => pings(nsOf(first as number), ipOf(i))),
+  ]);
+  t.ok(reach.every(Boolean), `the 4 valid pods still reach the gateway and each other (${reach})`);
+
+  await Promise.all(pods.map((p, i) => delPod(impl.dir, node.name, conf, p, results[i])));
+  t.same(await leftovers({ node: node.name, dataDir, network: 'podnet' }), {}, 'after DEL of all 10, nothing is left');
+});

@@ -1,0 +1,103 @@
+// A bridge ADD killed with SIGKILL anywhere along its way must not wedge the pod: the runtime's
+// DEL (same config, no prevResult — a runtime whose ADD died has no cached result) removes
+// whatever the ADD got to make, and a new ADD for the pod then works and is cleaned up by DEL.
+// The sweep kills after 0 ms, then at even steps up to a little past a whole ADD's duration.
+// Runs against CNI_E2E_PLUGIN_DIR (default dist/bin; see e2e/helpers/impl.ts).
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import t from 'tap';
+import { addPod, bridgeConf, delPod, POD_V6 } from './helpers/bridge-net.ts';
+import { impl } from './helpers/impl.ts';
+import { leftovers } from './helpers/node-state.ts';
+import { BASE_ENV } from './helpers/plugins.ts';
+import { makePod, makeTopology } from './helpers/topology.ts';
+import { pluginEnv } from '../tools/libcni/invoke.ts';
+
+const STEPS = 10;
+
+interface Outcome {
+  readonly ms: number;
+  /** how the ADD ended: killed, or finished before the kill came */
+  readonly ended: string;
+}
+
+/** Runs ADD and SIGKILLs it after `delayMs` (if still running); waits for anything it started. */
+async function addKilledAfter(node: string, env: Record<string, string>, conf: object, delayMs: number | undefined): Promise<Outcome> {
+  const t0 = process.hrtime.bigint();
+  // its own process group, so we can tell when helpers it started (nft, iptables, IPAM) are done
+  const child = spawn('ip', ['netns', 'exec', node, `${impl.dir}/bridge`], { env, stdio: ['pipe', 'ignore', 'ignore'], detached: true });
+  child.stdin.on('error', () => {}); // killed before reading its config
+  child.stdin.end(JSON.stringify(conf));
+  const exited = new Promise<string>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? `exit ${code}`)));
+  let timer: NodeJS.Timeout | undefined;
+  if (delayMs !== undefined) timer = setTimeout(() => child.kill('SIGKILL'), delayMs);
+  const ended = await exited;
+  clearTimeout(timer);
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  const pgid = child.pid as number;
+
+  for (let i = 0; i < 200 && groupAlive(pgid); i++) await sleep(25);
+  return { ms, ended };
+}
+
+// Whether a process of the group still runs. Zombies do not count: an orphan's parent is
+// gone, and how soon init reaps it is not ours to wait for.
+function groupAlive(pgid: number): boolean {
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    // pid (comm) state ppid pgrp …; comm may hold spaces and parentheses
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(pgrp) === pgid && state !== 'Z') return true;
+  }
+  return false;
+}
+
+t.test(`[${impl.label}] ADD killed at points along its way: DEL cleans up, a new ADD works`, { skip: impl.lacks() }, async (t) => {
+  const { node, dataDir } = await makeTopology(t);
+  const spoof = impl.lacks('macspoofchk') === false;
+  const conf = bridgeConf({
+    dataDir,
+    v6: { subnet: POD_V6.subnet },
+    bridgeFields: { isGateway: true, ipMasq: true, hairpinMode: true, ...(spoof && { macspoofchk: true }) },
+  });
+  const clean = async (pod: string) => leftovers({ node: node.name, pod, dataDir, network: 'podnet' });
+  const envFor = (pod: { ns: { path: string }; id: string }) =>
+    pluginEnv({ command: 'ADD', containerId: pod.id, netns: pod.ns.path, ifname: 'eth0', cniPath: [impl.dir], baseEnv: BASE_ENV });
+
+  // whole ADDs, unkilled: the first creates the bridge (as on a live node, it exists from then
+  // on), the second is a typical ADD and sets the sweep's range
+  let whole: Outcome | undefined;
+  for (const id of ['kill-warm', 'kill-measure']) {
+    const pod = { ns: await makePod(t), id };
+    whole = await addKilledAfter(node.name, envFor(pod), conf, undefined);
+    t.equal(whole.ended, 'exit 0', `an unkilled ADD succeeds (${whole.ms.toFixed(0)} ms)`);
+    await delPod(impl.dir, node.name, conf, pod);
+    t.same(await clean(pod.ns.name), {}, 'and its DEL leaves nothing');
+  }
+  const full = (whole as Outcome).ms;
+
+  const summary: string[] = [];
+  for (let i = 0; i < STEPS; i++) {
+    const delay = Math.round((i * full * 1.1) / (STEPS - 1));
+    const pod = { ns: await makePod(t), id: `kill-${i}` };
+    const o = await addKilledAfter(node.name, envFor(pod), conf, delay);
+    summary.push(`${delay}ms:${o.ended === 'SIGKILL' ? 'killed' : o.ended}`);
+    const at = `ADD killed after ${delay} ms (${o.ended})`;
+    const del = await delPod(impl.dir, node.name, conf, pod).then(() => 'ok', (e: Error) => e.message);
+    t.equal(del, 'ok', `${at}: DEL without prevResult succeeds`);
+    t.same(await clean(pod.ns.name), {}, `${at}: DEL leaves no veth, IP file, masquerade or spoofcheck rule`);
+    const again = await addPod(impl.dir, node.name, conf, pod).then(() => 'ok', (e: Error) => e.message);
+    t.equal(again, 'ok', `${at}: a new ADD for the pod succeeds`);
+    await delPod(impl.dir, node.name, conf, pod);
+    t.same(await clean(pod.ns.name), {}, `${at}: and its DEL leaves nothing`);
+  }
+  t.comment(`sweep: ${summary.join(' ')}`);
+  t.ok(summary.some((s) => s.endsWith('killed')), 'at least one ADD was really killed mid-way');
+});

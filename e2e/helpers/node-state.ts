@@ -1,0 +1,117 @@
+// What a bridge ADD leaves on a node and in a pod, read back with the system tools
+// (ip, bridge, nft, iptables-save): what tests assert on, and what must be gone after DEL.
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { ipJson, run } from './sh.ts';
+import { nsExec, UPLINK } from './topology.ts';
+
+export interface LinkInfo {
+  ifname: string;
+  ifindex: number;
+  mtu: number;
+  address: string;
+  master?: string;
+  flags: string[];
+  operstate: string;
+  linkinfo?: {
+    info_kind?: string;
+    info_data?: Record<string, unknown>;
+    info_slave_kind?: string;
+    info_slave_data?: { hairpin?: boolean; isolated?: boolean; [k: string]: unknown };
+  };
+}
+
+export async function links(ns: string, ...filter: string[]): Promise<LinkInfo[]> {
+  return ipJson<LinkInfo[]>(ns, ['-d', 'link', 'show', ...filter]);
+}
+
+export async function link(ns: string, dev: string): Promise<LinkInfo | undefined> {
+  const r = await nsExec(ns, 'ip', ['-j', '-d', 'link', 'show', 'dev', dev]);
+  return r.code === 0 ? (JSON.parse(r.stdout) as LinkInfo[])[0] : undefined;
+}
+
+/** Veth interfaces in the node, the uplink to the remote excepted. */
+export async function nodeVeths(node: string): Promise<string[]> {
+  return (await links(node, 'type', 'veth')).map((l) => l.ifname).filter((n) => n !== UPLINK.nodeIf);
+}
+
+/** Every link in a pod except its loopback. */
+export async function podLinks(pod: string): Promise<string[]> {
+  return (await links(pod)).map((l) => l.ifname).filter((n) => n !== 'lo');
+}
+
+/** host-local's reservation files for a network (the addresses it holds). */
+export function ipFiles(dataDir: string, network: string): string[] {
+  try {
+    return readdirSync(join(dataDir, network)).filter((f) => f !== 'lock' && !f.startsWith('last_reserved_ip'));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+}
+
+/** iptables (v4 and v6) nat lines that belong to CNI masquerading: CNI-… chains and jumps to them. */
+export async function iptablesMasq(node: string): Promise<string[]> {
+  const saves = await Promise.all(['iptables-save', 'ip6tables-save'].map((save) => nsExec(node, save, ['-t', 'nat'])));
+  return saves.flatMap((r) => r.stdout.split('\n').filter((l) => /CNI-/.test(l)));
+}
+
+/** Per-address masquerade rules of the nftables backend (table inet cni_plugins_masquerade). */
+export async function nftMasq(node: string): Promise<string[]> {
+  const r = await nsExec(node, 'nft', ['list', 'table', 'inet', 'cni_plugins_masquerade']);
+  return r.code === 0 ? r.stdout.split('\n').filter((l) => /saddr/.test(l) && /masquerade/.test(l)).map((l) => l.trim()) : [];
+}
+
+/** Every masquerade trace in the node, both backends. */
+export async function masqRules(node: string): Promise<string[]> {
+  const [ipt, nft] = await Promise.all([iptablesMasq(node), nftMasq(node)]);
+  return [...ipt, ...nft];
+}
+
+/** The masquerade traces of one pod: lines naming its container id or one of its addresses. */
+export async function masqRulesOf(node: string, containerId: string, addrs: readonly string[]): Promise<string[]> {
+  const ips = addrs.map((a) => a.split('/')[0] as string);
+  const mentions = (l: string) =>
+    l.includes(`id: "${containerId}"`) ||
+    l.includes(`id: ${containerId}`) ||
+    ips.some((ip) => l.includes(` ${ip}/`) || l.includes(`saddr ${ip} `));
+  return (await masqRules(node)).filter(mentions);
+}
+
+/** macspoofchk traces: the per-attachment chains and the rules commented macspoofchk-…. */
+export async function spoofRules(node: string): Promise<string[]> {
+  const r = await nsExec(node, 'nft', ['list', 'table', 'bridge', 'nat']);
+  return r.code === 0 ? r.stdout.split('\n').filter((l) => /cni-br-iface|macspoofchk/.test(l)).map((l) => l.trim()) : [];
+}
+
+export interface VlanEntry {
+  vlan: number;
+  flags?: string[];
+}
+
+/** `bridge -j vlan show` in the node: port name → its VLAN entries. */
+export async function vlanTable(node: string): Promise<Map<string, VlanEntry[]>> {
+  const raw = JSON.parse((await run('ip', ['netns', 'exec', node, 'bridge', '-j', 'vlan', 'show'])) || '[]') as {
+    ifname: string;
+    vlans: VlanEntry[];
+  }[];
+  return new Map(raw.map((p) => [p.ifname, p.vlans]));
+}
+
+/** Everything a pod's attachment may leave behind, for a single "nothing is left" assertion. */
+export async function leftovers(o: { node: string; pod?: string; dataDir: string; network: string }): Promise<Record<string, string[]>> {
+  const [veths, masq, spoof, pod] = await Promise.all([
+    nodeVeths(o.node),
+    masqRules(o.node),
+    spoofRules(o.node),
+    o.pod === undefined ? Promise.resolve([]) : podLinks(o.pod),
+  ]);
+  const found: Record<string, string[]> = {
+    'veths in node': veths,
+    'IP files': ipFiles(o.dataDir, o.network),
+    'masquerade rules': masq,
+    'spoofcheck rules': spoof,
+    'links in pod': pod,
+  };
+  return Object.fromEntries(Object.entries(found).filter(([, v]) => v.length > 0));
+}
