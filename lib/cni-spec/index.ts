@@ -9,6 +9,7 @@ export { ErrorCode, CniError, asCniError, type CniErrorJSON } from './errors.ts'
 export { ALL_VERSIONS, type CniVersion, compareVersions, isCniVersion, CURRENT_VERSION, DEFAULT_VERSION } from './versions.ts';
 export type { Interface, IPConfig, Route, DNS, Result } from './result.ts';
 export { parseResult } from './result-parse.ts';
+export { cleanDNS, cleanRoute } from './result-clean.ts';
 export { convertResult, renderResult } from './result-convert.ts';
 export { decodeConfig, parseWithSchema } from './config.ts';
 export { foldKeys, foldName } from './fold.ts';

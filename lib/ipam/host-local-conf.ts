@@ -2,15 +2,13 @@
 // after loadHostLocalConf nothing fails for a config reason). Messages are the reference's
 // LoadIPAMConfig ones; each carries the config path of the field at fault.
 import { join } from 'node:path';
-import { compareVersions, type CniRequest, type Route } from '../cni-spec/index.ts';
-import { parseWithSchema } from '../cni-spec/index.ts';
+import { cleanRoute, compareVersions, parseWithSchema, type CniRequest, type Route } from '../cni-spec/index.ts';
 import type { Addr } from './addr.ts';
 import { hostLocalSchema, type HostLocalRaw } from './host-local-schema.ts';
 import { ConfigProblem, configError } from './problem.ts';
 import { canonicalizeRangeSet, isV4Set, setsOverlap, type RangeSet } from './range-set.ts';
 import type { RawRange } from './range.ts';
 import { collectRequestedIps } from './requested-ips.ts';
-import { toRoute } from './result-parts.ts';
 
 export const DEFAULT_DATA_DIR = '/var/lib/cni/networks';
 
@@ -89,7 +87,7 @@ export function loadHostLocalConf(req: CniRequest): HostLocalConf {
     name: req.name,
     dir: join(dataDir, req.name),
     ...(ipam.resolvConf ? { resolvConf: ipam.resolvConf } : {}),
-    routes: (ipam.routes ?? []).map(toRoute),
+    routes: (ipam.routes ?? []).map(cleanRoute),
     rangeSets,
     requested,
   });

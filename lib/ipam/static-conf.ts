@@ -3,10 +3,9 @@
 // included), then ipam.addresses plus CNI_ARGS IP (appended), whose addresses take the
 // CNI_ARGS GATEWAY that lies in their subnet.
 import * as z from 'zod/mini';
-import { compareVersions, parseCniArgs, parseWithSchema, type CniRequest, type DNS, type Route } from '../cni-spec/index.ts';
+import { cleanDNS, cleanRoute, compareVersions, parseCniArgs, parseWithSchema, type CniRequest, type DNS, type Route } from '../cni-spec/index.ts';
 import { formatSubnet, parseAddr, parseSubnet, subnetContains, type Addr, type Subnet } from './addr.ts';
 import { configError } from './problem.ts';
-import { toDns, toRoute } from './result-parts.ts';
 import { dnsSchema, ipField, routeSchema } from './schema-parts.ts';
 
 function build() {
@@ -107,10 +106,10 @@ export function loadStaticConf(req: CniRequest): StaticConf {
     }
     if (!ok) throw configError(`CNI version ${version} does not support more than 1 address per family`, 'ipam.addresses');
   }
-  const dns = toDns(ipam.dns);
+  const dns = cleanDNS(ipam.dns);
   return Object.freeze({
     addresses: entries.map((e) => ({ address: formatSubnet(e.cidr), ip: e.cidr.ip, ...(e.gateway && { gateway: e.gateway }) })),
-    routes: (ipam.routes ?? []).map(toRoute),
+    routes: (ipam.routes ?? []).map(cleanRoute),
     ...(dns && { dns }),
   });
 }

@@ -1,7 +1,7 @@
 // The bridge plugin's configuration (plugins.md §1.1): validated and resolved in one go,
 // before anything touches the host, into a frozen BridgeConf (DESIGN.md §6).
 import * as z from 'zod/mini';
-import { CniError, ErrorCode, parseCniArgs, parseWithSchema, type CniRequest, type DNS } from '../../lib/cni-spec/index.ts';
+import { cleanDNS, CniError, ErrorCode, parseCniArgs, parseWithSchema, type CniRequest, type DNS } from '../../lib/cni-spec/index.ts';
 import { pickMac } from './mac.ts';
 import { collectVlanTrunk, planPortVlans, type PortVlanPlan, type Problem } from './vlan-plan.ts';
 
@@ -77,15 +77,6 @@ export function isValidIfName(name: string): boolean {
   return name !== '' && Buffer.byteLength(name) < IFNAMSIZ && name !== '.' && name !== '..' && !/[/:\s]/.test(name);
 }
 
-function dnsOverride(dns: Raw['dns']): DNS | undefined {
-  if (!dns) return undefined;
-  const out: DNS = {};
-  if (dns.nameservers?.length) out.nameservers = dns.nameservers;
-  if (dns.domain) out.domain = dns.domain;
-  if (dns.search?.length) out.search = dns.search;
-  if (dns.options?.length) out.options = dns.options;
-  return Object.keys(out).length > 0 ? out : undefined;
-}
 
 export interface LoadOptions {
   /** ADD also refuses combinations the reference refuses only in ADD (DEL must still clean up) */
@@ -138,7 +129,8 @@ export function loadConf(req: CniRequest, o: LoadOptions = {}): BridgeConf {
   }
   const preserveDefaultVlan = raw.preserveDefaultVlan ?? false;
   const portVlans = planPortVlans(vlan, vlanTrunk, preserveDefaultVlan);
-  const dns = dnsOverride(raw.dns);
+  // Only a dns with some field set replaces what the IPAM returned.
+  const dns = cleanDNS(raw.dns);
   return deepFreeze({
     network: req.name,
     bridge,
