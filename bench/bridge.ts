@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
+import { median, timeRun } from './measure.ts';
 
 const runs = Math.max(20, Number(process.argv[process.argv.indexOf('--runs') + 1]) || 30);
 const budgetMs = 100_000; // stop adding rounds past this (still at least 20), to stay under 2 minutes
@@ -52,11 +53,7 @@ function timeOnce(s: Subject, command: 'ADD' | 'DEL', pod: string): number {
     CNI_IFNAME: 'eth0',
     CNI_PATH: s.dir,
   };
-  const t0 = process.hrtime.bigint();
-  const r = spawnSync('ip', ['netns', 'exec', node, join(s.dir, 'bridge')], { env, input: s.conf, stdio: ['pipe', 'pipe', 'pipe'] });
-  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  if (r.status !== 0) throw new Error(`${s.label} ${command} failed: ${r.stdout} ${r.stderr}`);
-  return ms;
+  return timeRun(`${s.label} ${command}`, 'ip', ['netns', 'exec', node, join(s.dir, 'bridge')], env, s.conf);
 }
 
 /** ADD then DEL of a fresh pod netns; the netns itself is made and removed outside the timing. */
@@ -73,12 +70,6 @@ function cycle(s: Subject, round: number | 'warm'): void {
   } finally {
     spawnSync('ip', ['netns', 'del', pod]);
   }
-}
-
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
 }
 
 const oursDir = join(root, 'dist', 'bin');

@@ -7,6 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { median, timeRun } from './measure.ts';
 
 const runs = Number(process.argv[process.argv.indexOf('--runs') + 1]) || 40;
 const root = resolve(import.meta.dirname, '..');
@@ -23,19 +24,7 @@ const env = {
   CNI_PATH: '/nonexistent',
 };
 
-function timeOnce(cmd: string, args: string[]): number {
-  const t0 = process.hrtime.bigint();
-  const r = spawnSync(cmd, args, { env, input: conf, stdio: ['pipe', 'pipe', 'pipe'] });
-  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  if (r.status !== 0) throw new Error(`${cmd} failed: ${r.stdout} ${r.stderr}`);
-  return ms;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
-}
+const timeOnce = (cmd: string, args: string[]): number => timeRun(cmd, cmd, args, env, conf);
 
 const subjects: [string, string, string[]][] = [
   ['node -e 0', process.execPath, ['-e', '0']],

@@ -1,51 +1,21 @@
 // bridge smoke test: the built dist/bin/bridge with our host-local, run inside a throwaway
 // node netns. Two pods talk to each other and to the gateway over IPv4 and IPv6; CHECK
 // passes; DEL (twice) leaves no veth and no allocation; L2 mode; a failed ADD leaves nothing.
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import t, { type Test } from 'tap';
+import { addrs } from './helpers/bridge-net.ts';
 import { attachment } from './helpers/conflist.ts';
 import { makeNetns, type TestNetns } from './helpers/netns.ts';
+import { ipFiles, veths } from './helpers/node-state.ts';
 import { tempDir } from './helpers/plugins.ts';
-import { ipJson, needsRoot, run, tryRun } from './helpers/sh.ts';
+import { ipJson, needsRoot, run } from './helpers/sh.ts';
+import { pings } from './helpers/topology.ts';
 
 const BRIDGE = 'cni-smoke';
 const V4 = { subnet: '10.250.0.0/24', gateway: '10.250.0.1' };
 const V6 = { subnet: 'fd00:250::/64', gateway: 'fd00:250::1' };
 
-interface IpLink {
-  ifname: string;
-  link_type?: string;
-  linkinfo?: { info_kind?: string };
-}
-
 function conflist(dataDir: string, ipam: object = { type: 'host-local', dataDir, ranges: [[{ subnet: V4.subnet }], [{ subnet: V6.subnet }]] }) {
   return { cniVersion: '1.1.0', name: 'smoke', plugins: [{ type: 'bridge', bridge: BRIDGE, isGateway: true, ipam }] };
-}
-
-async function vethsIn(ns: string): Promise<string[]> {
-  const links = await ipJson<IpLink[]>(ns, ['-d', 'link', 'show']);
-  return links.filter((l) => l.linkinfo?.info_kind === 'veth').map((l) => l.ifname);
-}
-
-/** Files host-local keeps per allocated address (lock and last_reserved_ip.* aside). */
-function allocations(dataDir: string): string[] {
-  try {
-    return readdirSync(join(dataDir, 'smoke')).filter((f) => f !== 'lock' && !f.startsWith('last_reserved_ip'));
-  } catch {
-    return [];
-  }
-}
-
-/** One echo answered within a few seconds: the bridge's IPv6 gateway address may still be in DAD. */
-async function pings(from: TestNetns, to: string): Promise<boolean> {
-  const r = await tryRun('ip', ['netns', 'exec', from.name, 'ping', '-c', '1', '-w', '5', '-n', '-q', to]);
-  return r.code === 0;
-}
-
-function addressOf(result: any, family: 4 | 6): string {
-  const ip = (result.ips as { address: string }[]).find((i) => i.address.includes(family === 4 ? '.' : ':'));
-  return ip?.address.split('/')[0] ?? '';
 }
 
 async function setup(t: Test) {
@@ -67,26 +37,26 @@ t.test('two pods on one bridge: ping, CHECK, DEL ×2', { skip: needsRoot }, asyn
   t.match(ra.interfaces[1], { name: /^veth[0-9a-f]{8}$/ }, 'the host end is veth + 8 hex digits');
   t.match(ra.interfaces[2], { name: 'eth0', sandbox: podA.path });
   t.match(ra.ips, [{ gateway: V4.gateway, interface: 2 }, { gateway: V6.gateway, interface: 2 }]);
-  t.same((await vethsIn(node.name)).sort(), [ra.interfaces[1].name, rb.interfaces[1].name].sort(), 'two host veths in the node netns');
+  t.same((await veths(node.name)).sort(), [ra.interfaces[1].name, rb.interfaces[1].name].sort(), 'two host veths in the node netns');
 
   const targets: [string, TestNetns, string][] = [
-    ['A → B IPv4', podA, addressOf(rb, 4)],
-    ['A → B IPv6', podA, addressOf(rb, 6)],
-    ['B → A IPv4', podB, addressOf(ra, 4)],
-    ['B → A IPv6', podB, addressOf(ra, 6)],
+    ['A → B IPv4', podA, addrs(rb).v4 ?? ''],
+    ['A → B IPv6', podA, addrs(rb).v6 ?? ''],
+    ['B → A IPv4', podB, addrs(ra).v4 ?? ''],
+    ['B → A IPv6', podB, addrs(ra).v6 ?? ''],
     ['A → gateway IPv4', podA, V4.gateway],
     ['A → gateway IPv6', podA, V6.gateway],
   ];
-  for (const [what, from, to] of targets) t.ok(await pings(from, to), `${what} (${to})`);
+  for (const [what, from, to] of targets) t.ok(await pings(from.name, to), `${what} (${to})`);
 
   await t.resolves(a.check(), 'CHECK passes for A');
   await t.resolves(b.check(), 'CHECK passes for B');
 
   await a.del();
   await b.del();
-  t.same(await vethsIn(node.name), [], 'no veth left in the node netns');
-  t.same(await vethsIn(podA.name), [], 'no veth left in pod A');
-  t.same(allocations(dataDir), [], 'no address allocated');
+  t.same(await veths(node.name), [], 'no veth left in the node netns');
+  t.same(await veths(podA.name), [], 'no veth left in pod A');
+  t.same(ipFiles(dataDir, 'smoke'), [], 'no address allocated');
   await t.resolves(a.del(), 'a second DEL succeeds');
   await t.resolves(b.del(), 'a second DEL succeeds');
 });
@@ -103,7 +73,7 @@ t.test('L2 mode (ipam {}): interfaces only, container side up, CHECK passes', { 
   t.same(eth0?.addr_info.filter((x) => x.scope === 'global'), [], 'and has no global address');
   await t.resolves(a.check(), 'CHECK passes without an IPAM to ask');
   await a.del();
-  t.same(await vethsIn(node.name), []);
+  t.same(await veths(node.name), []);
 });
 
 t.test('an ADD whose CNI_IFNAME exists in the pod fails and leaves nothing', { skip: needsRoot }, async (t) => {
@@ -112,7 +82,7 @@ t.test('an ADD whose CNI_IFNAME exists in the pod fails and leaves nothing', { s
   await run('ip', ['-n', pod.name, 'link', 'add', 'eth0', 'type', 'veth', 'peer', 'name', 'other0']);
   const a = attachment(conflist(dataDir), { containerId: 'smoke-dup', netns: pod.path, ifname: 'eth0' }, { nodeNetns: node.name });
   await t.rejects(a.add(), /container veth name \("eth0"\) peer provided \("veth[0-9a-f]{8}"\) already exists/);
-  t.same(allocations(dataDir), [], 'no address allocated');
-  t.same(await vethsIn(node.name), [], 'no veth in the node netns');
-  t.same((await vethsIn(pod.name)).sort(), ['eth0', 'other0'], 'the pod keeps its own interfaces');
+  t.same(ipFiles(dataDir, 'smoke'), [], 'no address allocated');
+  t.same(await veths(node.name), [], 'no veth in the node netns');
+  t.same((await veths(pod.name)).sort(), ['eth0', 'other0'], 'the pod keeps its own interfaces');
 });

@@ -1,9 +1,10 @@
 // Our host-local and Debian's Go host-local (/usr/lib/cni, v1.1.1) on one dataDir: each
 // releases what the other allocated, round-robin continues across them, and both print the
 // same result for the same config.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
+import { ipFiles } from './helpers/node-state.ts';
 import { execPlugin, GO_BIN, DIST_BIN, tempDir, type PluginRun } from './helpers/plugins.ts';
 import { needsRoot } from './helpers/sh.ts';
 
@@ -20,11 +21,8 @@ async function run(bin: string, command: 'ADD' | 'DEL' | 'CHECK', id: string, co
   return execPlugin('host-local', { command, containerId: id, netns: NETNS, ifname: 'eth0' }, config, bin);
 }
 
-const files = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((f) => f !== 'lock' && !f.startsWith('last_reserved_ip.')).sort() : []);
-
 t.test('each releases what the other allocated, also CHECKs it', { skip }, async (t) => {
   const dataDir = tempDir(t);
-  const dir = join(dataDir, 'iop-net');
   const c = conf(dataDir, '1.0.0', [[{ subnet: '10.16.0.0/24' }], [{ subnet: 'fd00:16::/64' }]]);
   for (const [adder, deleter, name] of [
     [THEIRS, OURS, 'theirs → ours'],
@@ -33,12 +31,12 @@ t.test('each releases what the other allocated, also CHECKs it', { skip }, async
     const id = `iop-${name.startsWith('theirs') ? 'a' : 'b'}`;
     const add = await run(adder, 'ADD', id, c);
     t.equal(add.code, 0, `${name}: ADD ${add.stdout}`);
-    t.equal(files(dir).length, 2);
+    t.equal(ipFiles(dataDir, 'iop-net').length, 2);
     const check = await run(deleter, 'CHECK', id, { ...c, prevResult: add.json });
     t.equal(check.code, 0, `${name}: CHECK by the other ${check.stdout}`);
     const del = await run(deleter, 'DEL', id, c);
     t.equal(del.code, 0, `${name}: DEL ${del.stdout}`);
-    t.same(files(dir), [], `${name}: released`);
+    t.same(ipFiles(dataDir, 'iop-net'), [], `${name}: released`);
   }
 });
 

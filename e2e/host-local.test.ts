@@ -6,11 +6,9 @@ import { join } from 'node:path';
 import t from 'tap';
 import { ALL_VERSIONS, compareVersions } from '../lib/cni-spec/versions.ts';
 import { makeNetns } from './helpers/netns.ts';
+import { ipFiles } from './helpers/node-state.ts';
 import { execPlugin, GO_BIN, tempDir } from './helpers/plugins.ts';
 import { needsRoot } from './helpers/sh.ts';
-
-// The allocation files: everything but the lock and the round-robin markers.
-const ipFiles = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((f) => f !== 'lock' && !f.startsWith('last_reserved_ip.')).sort() : []);
 
 function hostLocal(dataDir: string, version: string, ipam: Record<string, unknown>, extra: Record<string, unknown> = {}) {
   return { cniVersion: version, name: 'hl-net', type: 'host-local-test', ipam: { type: 'host-local', dataDir, ...ipam }, ...extra };
@@ -41,7 +39,7 @@ for (const version of ALL_VERSIONS) {
       ]);
       t.same(r.routes, [{ dst: '0.0.0.0/0' }]);
     }
-    t.same(ipFiles(dir), ['10.11.0.1', 'fd00:11::2']);
+    t.same(ipFiles(dataDir, 'hl-net'), ['10.11.0.1', 'fd00:11::2']);
     t.equal(readFileSync(join(dir, '10.11.0.1'), 'latin1'), `ctr-${version}\r\neth0`);
     t.equal(statSync(join(dir, 'fd00:11::2')).mode & 0o777, 0o600);
     t.equal(readFileSync(join(dir, 'last_reserved_ip.1'), 'latin1'), 'fd00:11::2');
@@ -55,7 +53,7 @@ for (const version of ALL_VERSIONS) {
       const del = await execPlugin('host-local', { command: 'DEL', ...env }, conf);
       t.equal(del.code, 0, `${round}: ${del.stdout}`);
       t.equal(del.stdout, '', `${round} prints nothing`);
-      t.same(ipFiles(dir), [], `${round}: nothing left allocated`);
+      t.same(ipFiles(dataDir, 'hl-net'), [], `${round}: nothing left allocated`);
     }
     if (compareVersions(version, '0.4.0') >= 0) {
       const check = await execPlugin('host-local', { command: 'CHECK', ...env }, { ...conf, prevResult: r });
@@ -177,14 +175,14 @@ t.test('GC: 10 attachments, 4 still valid → 6 released, 4 kept', { skip: needs
     const r = await execPlugin('host-local', { command: 'ADD', containerId: id, netns: '/run/netns/cnits-none', ifname: 'eth0' }, conf);
     t.equal(r.code, 0, r.stdout);
   }
-  t.equal(ipFiles(dir).length, 10);
+  t.equal(ipFiles(dataDir, 'hl-net').length, 10);
   const gcNoList = await execPlugin('host-local', { command: 'GC' }, conf);
   t.equal(gcNoList.code, 0);
-  t.equal(ipFiles(dir).length, 10, 'GC without a list releases nothing');
+  t.equal(ipFiles(dataDir, 'hl-net').length, 10, 'GC without a list releases nothing');
   const valid = ['gc-1', 'gc-4', 'gc-7', 'gc-9'].map((containerID) => ({ containerID, ifname: 'eth0' }));
   const gc = await execPlugin('host-local', { command: 'GC' }, { ...conf, 'cni.dev/valid-attachments': valid, 'cni.dev/attachments': valid });
   t.equal(gc.code, 0, gc.stdout);
   t.equal(gc.stdout, '');
-  const left = ipFiles(dir).map((f) => readFileSync(join(dir, f), 'latin1').split('\r\n')[0]).sort();
+  const left = ipFiles(dataDir, 'hl-net').map((f) => readFileSync(join(dir, f), 'latin1').split('\r\n')[0]).sort();
   t.same(left, ['gc-1', 'gc-4', 'gc-7', 'gc-9']);
 });

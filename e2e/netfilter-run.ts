@@ -13,7 +13,7 @@ type Op =
   | { fn: 'setupMacSpoofCheck'; target: nf.SpoofTarget }
   | { fn: 'teardownMacSpoofCheck'; target: { containerId: string; ifname: string } };
 
-interface Outcome {
+export interface Outcome {
   ok: boolean;
   ms: number;
   error?: string;

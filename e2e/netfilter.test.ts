@@ -9,7 +9,8 @@ import { promisify } from 'node:util';
 import { masqChainName, nftMasqComment } from '../lib/linux/netfilter/names.ts';
 import { makeNetns } from './helpers/netns.ts';
 import { execPlugin, GO_BIN, tempDir } from './helpers/plugins.ts';
-import { isRoot, run } from './helpers/sh.ts';
+import { isRoot, nsRun } from './helpers/sh.ts';
+import type { Outcome } from './netfilter-run.ts';
 
 if (!isRoot) t.plan(0, 'the netfilter tests need root to create network namespaces');
 
@@ -17,12 +18,6 @@ const execFileP = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '..');
 const RUNNER = join(import.meta.dirname, 'netfilter-run.ts');
 
-interface Outcome {
-  ok: boolean;
-  ms: number;
-  error?: string;
-  name?: string;
-}
 type Target = { network: string; containerId: string; ifname: string; ips: string[] };
 type Op = Record<string, unknown>;
 
@@ -47,14 +42,14 @@ async function nfOk(t: Test, ns: string, ops: Op[], o: { sequential?: boolean } 
 
 /** The nat table of one family as iptables-save prints it: non-builtin chains and all rules. */
 async function natLines(ns: string, family: 4 | 6): Promise<string[]> {
-  const out = await run('ip', ['netns', 'exec', ns, family === 4 ? 'iptables-save' : 'ip6tables-save', '-t', 'nat']);
+  const out = await nsRun(ns, family === 4 ? 'iptables-save' : 'ip6tables-save', ['-t', 'nat']);
   return out.split('\n').filter((l) => l.startsWith('-A ') || (l.startsWith(':') && !/^:(PREROUTING|INPUT|OUTPUT|POSTROUTING) /.test(l)));
 }
 
 /** `nft list table …` without the indentation, or undefined when the table does not exist. */
 async function nftTable(ns: string, family: string, table: string): Promise<string[] | undefined> {
   try {
-    const out = await run('ip', ['netns', 'exec', ns, 'nft', 'list', 'table', family, table]);
+    const out = await nsRun(ns, 'nft', ['list', 'table', family, table]);
     return out.split('\n').map((l) => l.trim()).filter((l) => l !== '');
   } catch {
     return undefined;
@@ -67,7 +62,7 @@ interface NftItem {
   rule?: { family: string; table: string; chain: string; comment?: string };
 }
 async function nftItems(ns: string): Promise<NftItem[]> {
-  return (JSON.parse(await run('ip', ['netns', 'exec', ns, 'nft', '-j', 'list', 'ruleset'])) as { nftables: NftItem[] }).nftables;
+  return (JSON.parse(await nsRun(ns, 'nft', ['-j', 'list', 'ruleset'])) as { nftables: NftItem[] }).nftables;
 }
 
 /** The iptables comment as iptables-save quotes it. */
@@ -128,7 +123,7 @@ t.test('iptables teardown: the legacy -s ip/prefix jump, and no addresses known'
   const chain = masqChainName('testnet', 'c1');
   await nfOk(t, ns, [setup('iptables', tgt('c1', ['10.22.0.5/16', 'fd00::5/64']))]);
   // What plugins before the `-s ip` form left behind.
-  await run('ip', ['netns', 'exec', ns, 'iptables', '-t', 'nat', '-A', 'POSTROUTING', '-s', '10.22.0.5/16', '-j', chain, '-m', 'comment', '--comment', 'name: "testnet" id: "c1"']);
+  await nsRun(ns, 'iptables', ['-t', 'nat', '-A', 'POSTROUTING', '-s', '10.22.0.5/16', '-j', chain, '-m', 'comment', '--comment', 'name: "testnet" id: "c1"']);
   t.equal((await natLines(ns, 4)).filter((l) => l.startsWith('-A POSTROUTING')).length, 2);
   // A DEL whose container netns is gone knows no addresses: both families are searched.
   await nfOk(t, ns, [teardown(tgt('c1', []))]);

@@ -2,6 +2,7 @@
 import { addNetworkList, checkNetworkList, delNetworkList, gcNetworkList, statusNetworkList, type RuntimeConf } from '../../tools/libcni/api.ts';
 import { parseConflist, type NetworkConfigList } from '../../tools/libcni/conflist.ts';
 import { BASE_ENV, DIST_BIN } from './plugins.ts';
+import { inNetns } from './sh.ts';
 
 export interface Attachment {
   readonly list: NetworkConfigList;
@@ -22,7 +23,7 @@ function runtime(o: RunOptions) {
   return {
     cniPath: o.cniPath ?? [DIST_BIN],
     baseEnv: BASE_ENV,
-    ...(o.nodeNetns !== undefined && { wrap: ['ip', 'netns', 'exec', o.nodeNetns] }),
+    ...(o.nodeNetns !== undefined && { wrap: inNetns(o.nodeNetns) }),
   };
 }
 

@@ -2,8 +2,8 @@
 // (ip, bridge, nft, iptables-save): what tests assert on, and what must be gone after DEL.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { ipJson, run } from './sh.ts';
-import { nsExec, UPLINK } from './topology.ts';
+import { ipJson, nsExec, nsRun } from './sh.ts';
+import { UPLINK } from './topology.ts';
 
 export interface LinkInfo {
   ifname: string;
@@ -30,9 +30,14 @@ export async function link(ns: string, dev: string): Promise<LinkInfo | undefine
   return r.code === 0 ? (JSON.parse(r.stdout) as LinkInfo[])[0] : undefined;
 }
 
+/** Veth interfaces in a netns. */
+export async function veths(ns: string): Promise<string[]> {
+  return (await links(ns, 'type', 'veth')).map((l) => l.ifname);
+}
+
 /** Veth interfaces in the node, the uplink to the remote excepted. */
 export async function nodeVeths(node: string): Promise<string[]> {
-  return (await links(node, 'type', 'veth')).map((l) => l.ifname).filter((n) => n !== UPLINK.nodeIf);
+  return (await veths(node)).filter((n) => n !== UPLINK.nodeIf);
 }
 
 /** Every link in a pod except its loopback. */
@@ -40,10 +45,12 @@ export async function podLinks(pod: string): Promise<string[]> {
   return (await links(pod)).map((l) => l.ifname).filter((n) => n !== 'lo');
 }
 
-/** host-local's reservation files for a network (the addresses it holds). */
+/** host-local's reservation files for a network (the addresses it holds; not the lock or the round-robin markers), sorted. */
 export function ipFiles(dataDir: string, network: string): string[] {
   try {
-    return readdirSync(join(dataDir, network)).filter((f) => f !== 'lock' && !f.startsWith('last_reserved_ip'));
+    return readdirSync(join(dataDir, network))
+      .filter((f) => f !== 'lock' && !f.startsWith('last_reserved_ip'))
+      .sort();
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw err;
@@ -91,7 +98,7 @@ export interface VlanEntry {
 
 /** `bridge -j vlan show` in the node: port name → its VLAN entries. */
 export async function vlanTable(node: string): Promise<Map<string, VlanEntry[]>> {
-  const raw = JSON.parse((await run('ip', ['netns', 'exec', node, 'bridge', '-j', 'vlan', 'show'])) || '[]') as {
+  const raw = JSON.parse((await nsRun(node, 'bridge', ['-j', 'vlan', 'show'])) || '[]') as {
     ifname: string;
     vlans: VlanEntry[];
   }[];

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Test } from 'tap';
 import { execRaw, type ExecOutput, pluginEnv, type InvokeArgs } from '../../tools/libcni/invoke.ts';
+import { inNetns } from './sh.ts';
 
 export const DIST_BIN = resolve(import.meta.dirname, '..', '..', 'dist', 'bin');
 export const GO_BIN = '/usr/lib/cni';
@@ -28,7 +29,7 @@ export async function execPlugin(
 ): Promise<PluginRun> {
   const { nodeNetns, ...rest } = a;
   const env = pluginEnv({ cniPath: [binDir], baseEnv: BASE_ENV, ...rest });
-  const wrap = nodeNetns === undefined ? [] : ['ip', 'netns', 'exec', nodeNetns];
+  const wrap = nodeNetns === undefined ? [] : inNetns(nodeNetns);
   const o = await execRaw(join(binDir, plugin), env, typeof stdin === 'string' ? stdin : JSON.stringify(stdin), wrap);
   let json: unknown;
   try {

@@ -20,6 +20,19 @@ export async function tryRun(cmd: string, args: readonly string[]): Promise<{ co
   }
 }
 
+/** The command prefix that runs a program inside netns `ns`. */
+export const inNetns = (ns: string): string[] => ['ip', 'netns', 'exec', ns];
+
+/** run() inside netns `ns`. */
+export function nsRun(ns: string, cmd: string, args: readonly string[]): Promise<string> {
+  return run('ip', ['netns', 'exec', ns, cmd, ...args]);
+}
+
+/** tryRun() inside netns `ns`: a failure is an answer (exit code and output). */
+export function nsExec(ns: string, cmd: string, args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return tryRun('ip', ['netns', 'exec', ns, cmd, ...args]);
+}
+
 export async function ipJson<T = unknown>(netns: string, args: readonly string[]): Promise<T> {
   return JSON.parse(await run('ip', ['-n', netns, '-j', ...args])) as T;
 }

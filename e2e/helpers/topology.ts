@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import type { Test } from 'tap';
 import { makeNetns, type TestNetns } from './netns.ts';
 import { tempDir } from './plugins.ts';
-import { run, tryRun } from './sh.ts';
+import { nsExec, run } from './sh.ts';
 
 /** The uplink between node and remote (RFC 5737 / RFC 3849 documentation ranges). */
 export const UPLINK = {
@@ -33,11 +33,6 @@ export interface Topology {
 export interface TopologyOptions {
   /** also build the remote netns and the node's default routes to it */
   readonly remote?: boolean;
-}
-
-/** Runs a command inside a netns; a failure is an answer (exit code and output). */
-export function nsExec(ns: string, cmd: string, args: readonly string[]) {
-  return tryRun('ip', ['netns', 'exec', ns, cmd, ...args]);
 }
 
 export async function makeTopology(t: Test, o: TopologyOptions = {}): Promise<Topology> {

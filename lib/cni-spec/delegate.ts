@@ -1,12 +1,11 @@
 // Running another plugin (IPAM) the way the reference's pkg/invoke does (cni-spec.md §5):
 // found on CNI_PATH, same environment with CNI_COMMAND replaced, the complete config on stdin,
 // its stderr passed on to ours, its error object passed through unchanged.
-import { statSync } from 'node:fs';
-import { join } from 'node:path';
 import { CniError, ErrorCode } from './errors.ts';
 import { execPlugin, type DelegateOptions } from './exec-plugin.ts';
 import { goQuote } from './go-json.ts';
 import { parseResult } from './result-parse.ts';
+import { findFileIn } from './run-program.ts';
 import type { CniRequest, Verb } from './request.ts';
 import type { Result } from './result.ts';
 
@@ -20,14 +19,8 @@ export function findInPath(type: string, paths: readonly string[]): string {
   if (type === '') throw invokeError('no plugin name provided');
   if (type.includes('/')) throw invokeError(`invalid plugin name: ${type}`);
   if (paths.length === 0) throw invokeError('no paths provided');
-  for (const dir of paths) {
-    const full = join(dir, type);
-    try {
-      if (statSync(full).isFile()) return full;
-    } catch {
-      // not here; keep looking
-    }
-  }
+  const found = findFileIn(paths, type);
+  if (found !== undefined) return found;
   throw invokeError(`failed to find plugin ${goQuote(type)} in path [${paths.join(' ')}]`);
 }
 

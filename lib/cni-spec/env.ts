@@ -19,18 +19,21 @@ export function missingEnv(command: string, env: Readonly<Record<string, string 
 }
 
 const NAME_RE = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
+
+/** The spec's rule for network names and container ids: alphanumerics, then also "_", "." and "-". */
+export const isValidName = (s: string): boolean => NAME_RE.test(s);
 const MAX_IFNAME_BYTES = 15; // IFNAMSIZ - 1
 // Go's unicode.IsSpace, which is not JS's \s (U+0085 in, U+FEFF out).
 const BAD_IFNAME_CHAR = /[/:\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/;
 
 export function validateContainerId(id: string): void {
   if (id === '') throw new CniError(ErrorCode.UnknownContainer, 'missing containerID');
-  if (!NAME_RE.test(id)) throw new CniError(ErrorCode.InvalidEnvironmentVariables, 'invalid characters in containerID', id);
+  if (!isValidName(id)) throw new CniError(ErrorCode.InvalidEnvironmentVariables, 'invalid characters in containerID', id);
 }
 
 export function validateNetworkName(name: string): void {
   if (name === '') throw new CniError(ErrorCode.InvalidNetworkConfig, 'missing network name');
-  if (!NAME_RE.test(name)) throw new CniError(ErrorCode.InvalidNetworkConfig, 'invalid characters found in network name', name);
+  if (!isValidName(name)) throw new CniError(ErrorCode.InvalidNetworkConfig, 'invalid characters found in network name', name);
 }
 
 export function validateIfName(name: string): void {

@@ -43,6 +43,11 @@ export class CniError extends Error {
   }
 }
 
+/** An error's text as Go's err.Error() gives it; anything thrown that is not an Error, as text. */
+export function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
 /**
  * What skel does with a handler's error: a typed CNI error anywhere in the cause chain passes
  * through unchanged (Go's errors.As), anything else becomes code 999 with the error's text.
@@ -53,6 +58,5 @@ export function asCniError(err: unknown): CniError {
     if (e instanceof CniError) return e;
     seen.add(e);
   }
-  const msg = err instanceof Error ? err.message : String(err);
-  return new CniError(ErrorCode.Internal, msg, undefined, { cause: err });
+  return new CniError(ErrorCode.Internal, errorText(err), undefined, { cause: err });
 }

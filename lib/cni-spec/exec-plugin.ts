@@ -1,10 +1,10 @@
 // Executing a plugin binary with libcni's rules (pkg/invoke RawExec): config on stdin, result
 // on stdout, and how a failed run becomes an error (cni-spec.md §2.3).
-import { spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CniError, ErrorCode } from './errors.ts';
 import { foldKeys } from './fold.ts';
 import { goQuote } from './go-json.ts';
+import { runProgram } from './run-program.ts';
 
 export interface DelegateOptions {
   /** where the delegate's stderr goes; our own stderr by default */
@@ -33,33 +33,11 @@ function execFailure(status: string, stdout: Buffer, stderr: Buffer): CniError {
   );
 }
 
-function runOnce(file: string, stdin: Buffer, env: NodeJS.ProcessEnv, onStderr: (s: string) => void): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(file, [], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    let settled = false;
-    child.stdout.on('data', (c: Buffer) => out.push(c));
-    child.stderr.on('data', (c: Buffer) => {
-      err.push(c);
-      onStderr(c.toString());
-    });
-    child.on('error', (e) => {
-      if (settled) return;
-      settled = true;
-      reject(e);
-    });
-    child.on('close', (code, signal) => {
-      if (settled) return;
-      settled = true;
-      if (code === 0) return resolve(Buffer.concat(out));
-      const status = signal !== null ? `signal: ${signal}` : `exit status ${code}`;
-      reject(execFailure(status, Buffer.concat(out), Buffer.concat(err)));
-    });
-    // A delegate may exit without reading its stdin; that is its business, not an error.
-    child.stdin.on('error', () => {});
-    child.stdin.end(stdin);
-  });
+async function runOnce(file: string, stdin: Buffer, env: NodeJS.ProcessEnv, onStderr: (s: string) => void): Promise<Buffer> {
+  const o = await runProgram(file, [], stdin, { env, onStderr });
+  if (o.code === 0) return o.stdout;
+  const status = o.signal !== null ? `signal: ${o.signal}` : `exit status ${o.code}`;
+  throw execFailure(status, o.stdout, o.stderr);
 }
 
 /**

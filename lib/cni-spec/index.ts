@@ -5,7 +5,7 @@
 // Error prints as code 999, a CniError as itself). Its conf.ts declares a zod/mini schema —
 // `import * as z from 'zod/mini'` (the `{ z }` form drags every zod locale into the bundle) —
 // and reads req.config with parseWithSchema, which folds key case like Go at every level.
-export { ErrorCode, CniError, asCniError, type CniErrorJSON } from './errors.ts';
+export { ErrorCode, CniError, asCniError, errorText, type CniErrorJSON } from './errors.ts';
 export { ALL_VERSIONS, type CniVersion, compareVersions, isCniVersion, CURRENT_VERSION, DEFAULT_VERSION } from './versions.ts';
 export type { Interface, IPConfig, Route, DNS, Result } from './result.ts';
 export { parseResult } from './result-parse.ts';

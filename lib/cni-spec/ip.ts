@@ -77,7 +77,13 @@ export function isV4(ip: IP16): boolean {
   return ip[10] === 0xff && ip[11] === 0xff;
 }
 
-export function formatIP(ip: IP16): string {
+/**
+ * Go's IP.String for a 16-byte IP, or for the 4 bytes of an IPv4 address (Go's net.IP takes
+ * both lengths too).
+ */
+export function formatIP(ip: Uint8Array): string {
+  if (ip.length === 4) return ip.join('.');
+  if (ip.length !== 16) throw new TypeError(`not an IP address: ${ip.length} bytes`);
   if (isV4(ip)) return `${ip[12]}.${ip[13]}.${ip[14]}.${ip[15]}`;
   const w = Array.from({ length: 8 }, (_, i) => (ip[2 * i]! << 8) | ip[2 * i + 1]!);
   // Longest run of two or more zero words, the first one on a tie (netip's string6).
@@ -94,6 +100,30 @@ export function formatIP(ip: IP16): string {
   return `${hex(w.slice(0, best))}::${hex(w.slice(best + bestLen))}`;
 }
 
+/**
+ * A CIDR as written, before Go's IPNet folds IPv4-mapped addresses into IPv4: the prefix
+ * length as written and the length of the mask Go builds from the text (128 whenever the
+ * address is written as IPv6, 32 otherwise). The kernel and the allocator need this form.
+ */
+export interface WrittenCidr {
+  ip: IP16;
+  ones: number;
+  bits: 32 | 128;
+}
+
+/** Go's net.ParseCIDR acceptance (host bits kept); undefined when Go would reject the text. */
+export function parseCIDRAsWritten(s: string): WrittenCidr | undefined {
+  const slash = s.indexOf('/');
+  if (slash < 0) return undefined;
+  const addr = s.slice(0, slash);
+  const digits = s.slice(slash + 1);
+  const ip = parseIP(addr);
+  if (ip === undefined || !/^\d+$/.test(digits)) return undefined;
+  const ones = Number(digits);
+  const bits = addr.includes(':') ? 128 : 32;
+  return ones > bits ? undefined : { ip, ones, bits };
+}
+
 export interface Cidr {
   ip: IP16;
   /** prefix length as Go prints it: of the IPv4 mask for IPv4 (and IPv4-mapped) addresses */
@@ -102,17 +132,10 @@ export interface Cidr {
 
 /** Go's types.ParseCIDR: keeps the host bits of the address. */
 export function parseCIDR(s: string): Cidr | undefined {
-  const slash = s.indexOf('/');
-  if (slash < 0) return undefined;
-  const addr = s.slice(0, slash);
-  const bits = s.slice(slash + 1);
-  const ip = parseIP(addr);
-  if (ip === undefined || !/^\d+$/.test(bits)) return undefined;
-  const n = Number(bits);
-  const written6 = addr.includes(':');
-  if (n > (written6 ? 128 : 32)) return undefined;
+  const c = parseCIDRAsWritten(s);
+  if (c === undefined) return undefined;
   // An IPv4-mapped address with a 128-bit mask prints as IPv4 with the mask's last 32 bits.
-  return { ip, prefix: written6 && isV4(ip) ? Math.max(0, n - 96) : n };
+  return { ip: c.ip, prefix: c.bits === 128 && isV4(c.ip) ? Math.max(0, c.ones - 96) : c.ones };
 }
 
 export function formatCIDR(c: Cidr): string {

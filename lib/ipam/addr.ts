@@ -1,7 +1,7 @@
 // Addresses as numbers, for the allocator's arithmetic (next address, ranges, masks).
 // Parsing and printing go through lib/cni-spec's Go-exact text rules, so a file we name
 // after an address is the file the reference names after it.
-import { formatIP, isV4, parseIP, type IP16 } from '../cni-spec/ip.ts';
+import { formatIP, isV4, parseCIDRAsWritten, parseIP, type IP16 } from '../cni-spec/ip.ts';
 
 /** An IPv4 address (32-bit value; IPv4-mapped IPv6 counts as IPv4, like Go's To4) or IPv6. */
 export interface Addr {
@@ -66,16 +66,8 @@ export interface Subnet {
 
 /** Go's net.ParseCIDR acceptance; undefined when Go would reject the text. */
 export function parseSubnet(s: string): Subnet | undefined {
-  const slash = s.indexOf('/');
-  if (slash < 0) return undefined;
-  const text = s.slice(0, slash);
-  const bits = s.slice(slash + 1);
-  const ip = parseIP(text);
-  if (ip === undefined || !/^\d+$/.test(bits)) return undefined;
-  const maskBits = text.includes(':') ? 128 : 32;
-  const ones = Number(bits);
-  if (ones > maskBits) return undefined;
-  return { ip: toAddr(ip), ones, maskBits };
+  const c = parseCIDRAsWritten(s);
+  return c && { ip: toAddr(c.ip), ones: c.ones, maskBits: c.bits };
 }
 
 /** net.IPNet's String(): the address as stored, then the prefix length. */

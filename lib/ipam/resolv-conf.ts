@@ -2,7 +2,7 @@
 // search and options lines; comments (# or ;), blank lines and other keywords skipped.
 import { readFileSync } from 'node:fs';
 import type { DNS } from '../cni-spec/index.ts';
-import { goFsError } from './fs-error.ts';
+import { goFsError } from '../linux/go-errno.ts';
 
 export function parseResolvConf(text: string): DNS {
   const dns: DNS = {};

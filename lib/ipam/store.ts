@@ -11,8 +11,8 @@
 import { closeSync, constants, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { flock, LOCK_EX } from '../linux/addon.ts';
+import { goFsError, isErrno } from '../linux/go-errno.ts';
 import { formatAddr, parseAddr, type Addr } from './addr.ts';
-import { goFsError, isErrno } from './fs-error.ts';
 
 const LAST_IP_PREFIX = 'last_reserved_ip.';
 const LINE_BREAK = '\r\n';

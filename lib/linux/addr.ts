@@ -1,6 +1,7 @@
 // Interface addresses of a namespace, through its rtnetlink socket.
 import type { AddressMessage } from 'netlink/dist/rt/structs.js';
-import { formatIp, ipv4Broadcast, parseCidr, type IpFamily, type ParsedCidr } from './ip-bytes.ts';
+import { ipv4Broadcast } from './cidr-math.ts';
+import { formatIp, parseCidr, type IpFamily, type ParsedCidr } from './ip-bytes.ts';
 import { isNetlinkError, nl } from './netlink-error.ts';
 import type { Netns } from './netns.ts';
 

@@ -11,6 +11,16 @@ export function maskBytes(bytes: Uint8Array, prefixLen: number): Buffer {
   return out;
 }
 
+/** The IPv4 broadcast address of an address/prefix (all host bits set). */
+export function ipv4Broadcast(bytes: Uint8Array, prefixLen: number): Buffer {
+  const out = Buffer.from(bytes);
+  for (let bit = prefixLen; bit < 32; bit++) {
+    const i = bit >> 3;
+    out[i] = (out[i] ?? 0) | (0x80 >> (bit & 7));
+  }
+  return out;
+}
+
 /** The next address (wrapping at the end of the family's space, as Go's ip.NextIP does). */
 export function nextIp(bytes: Uint8Array): Buffer {
   const out = Buffer.from(bytes);

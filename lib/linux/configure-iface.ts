@@ -1,5 +1,6 @@
 // Addresses, link state and routes of a container interface from a result: the reference's
 // ipam.ConfigureIface, shared by plugins that give a container its interface.
+import { errorText } from '../cni-spec/errors.ts';
 import type { Result } from '../cni-spec/result.ts';
 import { addAddress } from './addr.ts';
 import { settleIpv6Addresses } from './addr-settle.ts';
@@ -14,7 +15,6 @@ export class ConfigureIfaceError extends Error {
 }
 
 const q = (s: string): string => JSON.stringify(s);
-const errText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 /**
  * IPv6 may be off in a fresh netns; the kernel then refuses IPv6 addresses. keep_addr_on_down
@@ -27,21 +27,21 @@ function enableIpv6(ns: Netns, ifname: string): void {
     try {
       value = readSysctl(ns, key);
     } catch (err) {
-      process.stderr.write(`failed to read sysctl ${q(key)}: ${errText(err)}\n`);
+      process.stderr.write(`failed to read sysctl ${q(key)}: ${errorText(err)}\n`);
       continue;
     }
     if (value === '0') continue;
     try {
       writeSysctl(ns, key, '0');
     } catch (err) {
-      throw new ConfigureIfaceError(`failed to enable IPv6 for interface ${q(iface)} (${key}=${value}): ${errText(err)}`, { cause: err });
+      throw new ConfigureIfaceError(`failed to enable IPv6 for interface ${q(iface)} (${key}=${value}): ${errorText(err)}`, { cause: err });
     }
   }
   const keep = `net/ipv6/conf/${ifname}/keep_addr_on_down`;
   try {
     writeSysctl(ns, keep, '1');
   } catch (err) {
-    throw new ConfigureIfaceError(`failed to set sysctl ${keep}=1 for interface ${q(ifname)}: ${errText(err)}`, { cause: err });
+    throw new ConfigureIfaceError(`failed to set sysctl ${keep}=1 for interface ${q(ifname)}: ${errorText(err)}`, { cause: err });
   }
 }
 
@@ -55,7 +55,7 @@ export async function configureIface(ns: Netns, ifname: string, result: Result):
   try {
     plan = planIfaceConfig(result, ifname);
   } catch (err) {
-    throw new ConfigureIfaceError(errText(err), { cause: err });
+    throw new ConfigureIfaceError(errorText(err), { cause: err });
   }
   const link = await getLinkByName(ns, ifname);
   if (!link) throw new ConfigureIfaceError(`failed to lookup ${q(ifname)}: Link not found`);
@@ -64,20 +64,20 @@ export async function configureIface(ns: Netns, ifname: string, result: Result):
     try {
       await addAddress(ns, link.index, a.cidr);
     } catch (err) {
-      throw new ConfigureIfaceError(`failed to add IP addr ${a.cidr} to ${q(ifname)}: ${errText(err)}`, { cause: err });
+      throw new ConfigureIfaceError(`failed to add IP addr ${a.cidr} to ${q(ifname)}: ${errorText(err)}`, { cause: err });
     }
   }
   try {
     await setLinkUp(ns, link.index);
   } catch (err) {
-    throw new ConfigureIfaceError(`failed to set ${q(ifname)} UP: ${errText(err)}`, { cause: err });
+    throw new ConfigureIfaceError(`failed to set ${q(ifname)} UP: ${errorText(err)}`, { cause: err });
   }
   if (plan.settleIpv6) await settleIpv6Addresses(ns, link.index, ifname);
   for (const r of plan.routes) {
     try {
       await addRoute(ns, { ...r, index: link.index }, { append: true });
     } catch (err) {
-      throw new ConfigureIfaceError(`failed to add route '${describeRoute(r, ifname)}': ${errText(err)}`, { cause: err });
+      throw new ConfigureIfaceError(`failed to add route '${describeRoute(r, ifname)}': ${errorText(err)}`, { cause: err });
     }
   }
 }

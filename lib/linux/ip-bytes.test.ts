@@ -1,6 +1,8 @@
 import t from 'tap';
-import { formatIp, ipv4Broadcast, parseCidr, parseIp } from './ip-bytes.ts';
+import { formatIp, parseCidr, parseIp } from './ip-bytes.ts';
 
+// Which texts are addresses, and their Go text, is lib/cni-spec/ip.test.ts; here the shape
+// netlink gets: 4 or 16 bytes and the family as written.
 const hex = (b: Uint8Array | undefined) => (b ? Buffer.from(b).toString('hex') : undefined);
 
 t.test('parseIp', async (t) => {
@@ -9,10 +11,9 @@ t.test('parseIp', async (t) => {
   t.equal(hex(parseIp('::1')?.bytes), '0'.repeat(31) + '1');
   t.equal(hex(parseIp('fd00::5')?.bytes), 'fd00' + '0'.repeat(27) + '5');
   t.equal(hex(parseIp('2001:DB8:0:0:1:0:0:1')?.bytes), '20010db8000000000001000000000001');
-  t.equal(hex(parseIp('::ffff:192.0.2.1')?.bytes), '00000000000000000000ffffc0000201');
+  t.same(parseIp('::ffff:192.0.2.1'), { family: 6, bytes: Buffer.from('00000000000000000000ffffc0000201', 'hex') }, 'IPv4-mapped stays IPv6');
   t.equal(hex(parseIp('1:2:3:4:5:6:7::')?.bytes), '00010002000300040005000600070000');
-  for (const bad of ['', '1.2.3', '1.2.3.4.5', '256.1.1.1', '01.1.1.1', '1.2.3.-1', ':::', '1::2::3', ':1', '1:', '12345::',
-    '1:2:3:4:5:6:7:8:9', '1:2:3:4:5:6:7', '1:2:3:4:5:6:7:8::', 'fe80::1%eth0', '1.2.3.4::', 'g::1', '::1.2.3.4:1']) {
+  for (const bad of ['', '1.2.3', '256.1.1.1', '01.1.1.1', '1::2::3', 'fe80::1%eth0', '::1.2.3.4:1']) {
     t.equal(parseIp(bad), undefined, JSON.stringify(bad));
   }
 });
@@ -21,28 +22,19 @@ t.test('parseCidr', async (t) => {
   t.same(parseCidr('10.1.2.3/24'), { family: 4, bytes: Buffer.from([10, 1, 2, 3]), prefixLen: 24 });
   t.equal(parseCidr('fd00::2/64')?.prefixLen, 64);
   t.equal(parseCidr('::1/128')?.prefixLen, 128);
+  t.same(parseCidr('::ffff:10.0.0.1/120'), { family: 6, bytes: Buffer.from('00000000000000000000ffff0a000001', 'hex'), prefixLen: 120 }, 'as written');
   for (const bad of ['10.1.2.3', '10.1.2.3/33', '::1/129', '10.1.2.3/', '10.1.2.3/-1', '10.1.2.3/2a', 'x/24', '10.1.2.3/0024']) {
     t.equal(parseCidr(bad), undefined, bad);
   }
 });
 
-t.test('formatIp follows RFC 5952', async (t) => {
+t.test('formatIp: Go text, IPv4-mapped as iproute2 prints it', async (t) => {
   const f = (s: string) => formatIp(parseIp(s)!.bytes);
   t.equal(formatIp(Buffer.from([127, 0, 0, 1])), '127.0.0.1');
   t.equal(f('::'), '::');
   t.equal(f('::1'), '::1');
   t.equal(f('1::'), '1::');
   t.equal(f('2001:0DB8:0000:0000:0001:0000:0000:0001'), '2001:db8::1:0:0:1', 'first of equal runs');
-  t.equal(f('2001:db8:0:1:1:1:1:1'), '2001:db8:0:1:1:1:1:1', 'a single zero group stays');
-  t.equal(f('2001:0:0:1:0:0:0:1'), '2001:0:0:1::1', 'longest run wins');
-  t.equal(f('fe80::fc:ff:fe00:1'), 'fe80::fc:ff:fe00:1');
   t.equal(f('::ffff:10.0.0.1'), '::ffff:10.0.0.1');
   t.throws(() => formatIp(Buffer.alloc(5)), TypeError);
-});
-
-t.test('ipv4Broadcast', async (t) => {
-  t.equal(formatIp(ipv4Broadcast(Buffer.from([10, 1, 2, 3]), 24)), '10.1.2.255');
-  t.equal(formatIp(ipv4Broadcast(Buffer.from([10, 1, 2, 3]), 20)), '10.1.15.255');
-  t.equal(formatIp(ipv4Broadcast(Buffer.from([10, 1, 2, 3]), 32)), '10.1.2.3');
-  t.equal(formatIp(ipv4Broadcast(Buffer.from([10, 1, 2, 3]), 0)), '255.255.255.255');
 });

@@ -2,7 +2,7 @@
 // data inside IFLA_LINKINFO (bridge options, bridge-port options) that netlink@0.3.0 leaves raw.
 import type { LinkMessage } from 'netlink/dist/rt/structs.js';
 import { toLinkInfo, type LinkInfo } from './link-parse.ts';
-import { isNetlinkError, nl } from './netlink-error.ts';
+import { getLinkMessageByName } from './link.ts';
 import type { Netns } from './netns.ts';
 import { decodeAttrs, findAttr, type RawAttr } from './nl-codec.ts';
 
@@ -48,14 +48,8 @@ export function toLinkDetail(msg: LinkMessage): LinkDetail {
 }
 
 export async function getLinkDetail(ns: Netns, name: string): Promise<LinkDetail | undefined> {
-  if (name === '' || Buffer.byteLength(name) > 15) return undefined;
-  try {
-    const [msg] = await nl('RTM_GETLINK', ns.rtnl.getLink({}, { ifname: name }));
-    return msg && toLinkDetail(msg);
-  } catch (err) {
-    if (isNetlinkError(err, 'ENODEV')) return undefined;
-    throw err;
-  }
+  const msg = await getLinkMessageByName(ns, name);
+  return msg && toLinkDetail(msg);
 }
 
 const u8 = (attrs: readonly RawAttr[], type: number): number | undefined => attrs.find((a) => a.type === type)?.value.readUInt8(0);

@@ -1,6 +1,6 @@
 import t from 'tap';
 import type { LinkMessage } from 'netlink/dist/rt/structs.js';
-import { formatMac, linkKindFromInfo, toLinkInfo } from './link-parse.ts';
+import { linkKindFromInfo, toLinkInfo } from './link-parse.ts';
 
 // Builds one netlink attribute: u16 length, u16 type, payload, padding to 4.
 function nla(type: number, payload: Buffer): Buffer {
@@ -22,11 +22,6 @@ t.test('linkKindFromInfo', async (t) => {
   t.equal(linkKindFromInfo(Buffer.alloc(0)), undefined);
   const truncated = nla(1, Buffer.from('veth\0')).subarray(0, 6);
   t.equal(linkKindFromInfo(truncated), undefined, 'truncated attribute');
-});
-
-t.test('formatMac', async (t) => {
-  t.equal(formatMac(Buffer.from([0xaa, 0x0b, 0, 0xff, 1, 2])), 'aa:0b:00:ff:01:02');
-  t.equal(formatMac(undefined), '');
 });
 
 t.test('toLinkInfo', async (t) => {

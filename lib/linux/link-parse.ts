@@ -1,5 +1,6 @@
 // RTM_NEWLINK message -> LinkInfo. Pure, so it is tested without root.
 import type { LinkMessage } from 'netlink/dist/rt/structs.js';
+import { formatMac } from './mac.ts';
 
 /** IF_OPER_* names as `ip -j link` prints them. */
 export type OperState = 'UNKNOWN' | 'NOTPRESENT' | 'DOWN' | 'LOWERLAYERDOWN' | 'TESTING' | 'DORMANT' | 'UP';
@@ -43,11 +44,6 @@ export function linkKindFromInfo(info: Uint8Array): string | undefined {
     off += (len + 3) & ~3;
   }
   return undefined;
-}
-
-export function formatMac(bytes: Uint8Array | undefined): string {
-  if (!bytes) return '';
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join(':');
 }
 
 export function toLinkInfo(msg: LinkMessage): LinkInfo {

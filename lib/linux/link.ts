@@ -1,4 +1,5 @@
 // Links of a namespace, through its rtnetlink socket.
+import type { LinkMessage } from 'netlink/dist/rt/structs.js';
 import { isNetlinkError, nl } from './netlink-error.ts';
 import { toLinkInfo, type LinkInfo } from './link-parse.ts';
 import type { Netns } from './netns.ts';
@@ -9,15 +10,21 @@ export type { LinkInfo, OperState } from './link-parse.ts';
 // lookup simply means "no such link".
 const MAX_IFNAME_BYTES = 15;
 
-export async function getLinkByName(ns: Netns, name: string): Promise<LinkInfo | undefined> {
+/** The kernel's message about the link called `name`, or undefined when there is none. */
+export async function getLinkMessageByName(ns: Netns, name: string): Promise<LinkMessage | undefined> {
   if (name === '' || Buffer.byteLength(name) > MAX_IFNAME_BYTES) return undefined;
   try {
     const [msg] = await nl('RTM_GETLINK', ns.rtnl.getLink({}, { ifname: name }));
-    return msg && toLinkInfo(msg);
+    return msg;
   } catch (err) {
     if (isNetlinkError(err, 'ENODEV')) return undefined;
     throw err;
   }
+}
+
+export async function getLinkByName(ns: Netns, name: string): Promise<LinkInfo | undefined> {
+  const msg = await getLinkMessageByName(ns, name);
+  return msg && toLinkInfo(msg);
 }
 
 export async function getLinkByIndex(ns: Netns, index: number): Promise<LinkInfo | undefined> {

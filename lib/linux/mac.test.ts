@@ -11,3 +11,8 @@ t.test('unicast: not multicast, not zero', async (t) => {
   t.notOk(isUnicastMac(parseMac('01:00:5e:00:00:01')!));
   t.notOk(isUnicastMac(parseMac('00:00:00:00:00:00')!));
 });
+
+t.test('formatMac', async (t) => {
+  t.equal(formatMac(Buffer.from([0xaa, 0x0b, 0, 0xff, 1, 2])), 'aa:0b:00:ff:01:02');
+  t.equal(formatMac(undefined), '', 'a link without a hardware address');
+});

@@ -13,8 +13,9 @@ export function parseMac(s: string): Buffer | undefined {
   return Buffer.from(s.replace(/[:.-]/g, ''), 'hex');
 }
 
-/** Lower-case, colon-separated, as the kernel and `ip` print it. */
-export function formatMac(bytes: Uint8Array): string {
+/** Lower-case, colon-separated, as the kernel and `ip` print it; '' for a link without one. */
+export function formatMac(bytes: Uint8Array | undefined): string {
+  if (!bytes) return '';
   return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join(':');
 }
 

@@ -9,45 +9,7 @@
 //   code and syscall (e.g. sendmsg ENOBUFS);
 // - plain Error("Netlink socket is closed"), Error("Timeout has been reached"),
 //   Error("Multipart message not terminated properly").
-import { constants } from 'node:os';
-
-/**
- * Texts as Go prints a syscall.Errno, because the reference plugins' messages
- * end with it: `failed to create bridge "cni0": file exists`. The code is the
- * kernel's name for the errno (EOPNOTSUPP, not libuv's ENOTSUP).
- */
-const ERRNOS: ReadonlyMap<number, readonly [code: string, text: string]> = new Map([
-  [1, ['EPERM', 'operation not permitted']],
-  [2, ['ENOENT', 'no such file or directory']],
-  [3, ['ESRCH', 'no such process']],
-  [5, ['EIO', 'input/output error']],
-  [7, ['E2BIG', 'argument list too long']],
-  [11, ['EAGAIN', 'resource temporarily unavailable']],
-  [12, ['ENOMEM', 'cannot allocate memory']],
-  [13, ['EACCES', 'permission denied']],
-  [16, ['EBUSY', 'device or resource busy']],
-  [17, ['EEXIST', 'file exists']],
-  [19, ['ENODEV', 'no such device']],
-  [22, ['EINVAL', 'invalid argument']],
-  [28, ['ENOSPC', 'no space left on device']],
-  [34, ['ERANGE', 'numerical result out of range']],
-  [39, ['ENOTEMPTY', 'directory not empty']],
-  [61, ['ENODATA', 'no data available']],
-  [71, ['EPROTO', 'protocol error']],
-  [90, ['EMSGSIZE', 'message too long']],
-  [93, ['EPROTONOSUPPORT', 'protocol not supported']],
-  [95, ['EOPNOTSUPP', 'operation not supported']],
-  [97, ['EAFNOSUPPORT', 'address family not supported by protocol']],
-  [98, ['EADDRINUSE', 'address already in use']],
-  [99, ['EADDRNOTAVAIL', 'cannot assign requested address']],
-  [101, ['ENETUNREACH', 'network is unreachable']],
-  [105, ['ENOBUFS', 'no buffer space available']],
-  [113, ['EHOSTUNREACH', 'no route to host']],
-  // Kernel-internal, but tc and some drivers leak it to userspace.
-  [524, ['ENOTSUPP', 'operation not supported']],
-]);
-
-const errnoByName = constants.errno as Readonly<Record<string, number>>;
+import { describeErrno, errnoByName } from './go-errno.ts';
 
 export class NetlinkError extends Error {
   override readonly name = 'NetlinkError';
@@ -66,10 +28,8 @@ export class NetlinkError extends Error {
   }
 
   static fromErrno(op: string, errno: number, cause?: unknown): NetlinkError {
-    const known = ERRNOS.get(errno);
-    if (known) return new NetlinkError(op, errno, known[0], known[1], cause);
-    const name = Object.keys(errnoByName).find((k) => errnoByName[k] === errno);
-    return new NetlinkError(op, errno, name ?? 'EUNKNOWN', `errno ${errno}`, cause);
+    const { code, text } = describeErrno(errno);
+    return new NetlinkError(op, errno, code, text, cause);
   }
 }
 

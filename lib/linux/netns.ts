@@ -2,7 +2,9 @@
 // socket that talks to it.
 import { closeSync, constants as fsc, fstatSync, openSync } from 'node:fs';
 import { createRtNetlink, type RtNetlinkSocket } from 'netlink/dist/rt/rt.js';
+import { errorText } from '../cni-spec/errors.ts';
 import { isNetnsFd, withNetns } from './addon.ts';
+import { goErrText } from './go-errno.ts';
 
 export type NetnsErrorCode =
   | 'ENOENT' // the path does not exist: DEL treats this as done (reference: NSPathNotExistErr)
@@ -33,17 +35,6 @@ const OPEN_FLAGS = fsc.O_RDONLY | fsc.O_NONBLOCK | fsc.O_NOCTTY;
 // How many Netns.run calls are on the stack. The host handle may skip setns
 // only when nothing has switched this thread away from it.
 let depth = 0;
-
-/** Lower-case errno text as Go prints it, for reference-like messages. */
-function goErrText(err: unknown): string {
-  const code = (err as { code?: unknown } | null)?.code;
-  if (code === 'ENOENT') return 'no such file or directory';
-  if (code === 'EACCES') return 'permission denied';
-  if (code === 'ENOTDIR') return 'not a directory';
-  const msg = err instanceof Error ? err.message : String(err);
-  // Node: "EACCES: permission denied, open '/x'" -> "permission denied"
-  return /^E[A-Z0-9]+: ([^,]+)/.exec(msg)?.[1] ?? msg;
-}
 
 export class Netns {
   readonly path: string;
@@ -103,8 +94,7 @@ export class Netns {
       try {
         rtnl = withNetns(fd, () => createRtNetlink());
       } catch (err) {
-        const detail = err instanceof Error ? err.message : String(err);
-        throw new NetnsError('ENTER_FAILED', path, `failed to open netns "${path}": ${detail}`, err);
+        throw new NetnsError('ENTER_FAILED', path, `failed to open netns "${path}": ${errorText(err)}`, err);
       }
       return new Netns(path, fd, rtnl, false);
     } catch (err) {

@@ -1,5 +1,6 @@
 // Gateway addresses on the bridge (or the VLAN gateway interface) and IP forwarding
 // (plugins.md §1.1 isGateway/forceAddress, §1.9).
+import { errorText } from '../../lib/cni-spec/index.ts';
 import {
   addAddress,
   delAddress,
@@ -19,7 +20,6 @@ import {
 } from '../../lib/linux/index.ts';
 import type { GatewayAddr } from './gateway-plan.ts';
 
-const errText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 /**
  * Puts gw on the link unless it is there. Another IPv4 address, or an IPv6 address whose
@@ -39,19 +39,19 @@ export async function ensureGatewayAddr(host: Netns, link: LinkInfo, pinMac: Buf
       try {
         await delAddress(host, link.index, `${a.address}/${a.prefixLen}`);
       } catch (err) {
-        throw new Error(`could not remove IP address from ${JSON.stringify(link.name)}: ${errText(err)}`, { cause: err });
+        throw new Error(`could not remove IP address from ${JSON.stringify(link.name)}: ${errorText(err)}`, { cause: err });
       }
     }
   }
   try {
     await addAddress(host, link.index, gw.cidr);
   } catch (err) {
-    if (!isExists(err)) throw new Error(`could not add IP address to ${JSON.stringify(link.name)}: ${errText(err)}`, { cause: err });
+    if (!isExists(err)) throw new Error(`could not add IP address to ${JSON.stringify(link.name)}: ${errorText(err)}`, { cause: err });
   }
   try {
     if (pinMac) await setLinkMac(host, link.index, pinMac);
   } catch (err) {
-    throw new Error(`could not set bridge's mac: ${errText(err)}`, { cause: err });
+    throw new Error(`could not set bridge's mac: ${errorText(err)}`, { cause: err });
   }
 }
 
@@ -63,7 +63,7 @@ export function enableForwarding(host: Netns, family: IpFamily): void {
   try {
     if (readSysctl(host, key) !== '1') writeSysctl(host, key, '1');
   } catch (err) {
-    throw new Error(`failed to enable forwarding: ${errText(err)}`, { cause: err });
+    throw new Error(`failed to enable forwarding: ${errorText(err)}`, { cause: err });
   }
 }
 
@@ -86,7 +86,7 @@ export async function setupGateways(host: Netns, link: LinkInfo, before: string,
     try {
       await ensureGatewayAddr(host, link, pinMac, gw, forceAddress);
     } catch (err) {
-      throw new Error(`failed to set bridge addr: ${errText(err)}`, { cause: err });
+      throw new Error(`failed to set bridge addr: ${errorText(err)}`, { cause: err });
     }
   }
   for (const family of [4, 6] as const) if (gateways.some((g) => g.family === family)) enableForwarding(host, family);

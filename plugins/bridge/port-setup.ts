@@ -1,4 +1,5 @@
 // A veth pair whose host end is a port of the bridge (plugins.md §1.2 steps 4 and 5).
+import { errorText } from '../../lib/cni-spec/index.ts';
 import {
   addPortVlans,
   clearPortVlans,
@@ -25,32 +26,31 @@ export interface PortSpec {
 }
 
 const q = (s: string): string => JSON.stringify(s);
-const errText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 /** Port flags and VLAN entries; a new port has hairpin and isolation off already. */
 export async function configurePort(host: Netns, port: LinkInfo, spec: PortSpec): Promise<void> {
   try {
     if (spec.hairpin) await setBridgePortOptions(host, port.index, { hairpin: true });
   } catch (err) {
-    throw new Error(`failed to setup hairpin mode for ${port.name}: ${errText(err)}`, { cause: err });
+    throw new Error(`failed to setup hairpin mode for ${port.name}: ${errorText(err)}`, { cause: err });
   }
   try {
     if (spec.isolated) await setBridgePortOptions(host, port.index, { isolated: true });
   } catch (err) {
-    throw new Error(`failed to set isolation on bridge port ${port.name}: ${errText(err)}`, { cause: err });
+    throw new Error(`failed to set isolation on bridge port ${port.name}: ${errorText(err)}`, { cause: err });
   }
   if (!spec.vlans) return;
   if (spec.vlans.clear) {
     try {
       await clearPortVlans(host, port.index);
     } catch (err) {
-      throw new Error(`failed to remove default vlan on interface ${q(port.name)}: ${errText(err)}`, { cause: err });
+      throw new Error(`failed to remove default vlan on interface ${q(port.name)}: ${errorText(err)}`, { cause: err });
     }
   }
   try {
     await addPortVlans(host, port.index, spec.vlans.runs);
   } catch (err) {
-    throw new Error(`failed to setup vlan tag on interface ${q(port.name)}: ${errText(err)}`, { cause: err });
+    throw new Error(`failed to setup vlan tag on interface ${q(port.name)}: ${errorText(err)}`, { cause: err });
   }
 }
 

@@ -1,4 +1,5 @@
 // What a failing ADD must take back, newest first (DESIGN.md §6).
+import { errorText } from '../../lib/cni-spec/index.ts';
 
 export class UndoStack {
   readonly #steps: { what: string; run: () => Promise<void> | void }[] = [];
@@ -16,7 +17,7 @@ export class UndoStack {
       try {
         await step.run();
       } catch (err) {
-        log(`bridge: failed to undo ${step.what}: ${err instanceof Error ? err.message : String(err)}`);
+        log(`bridge: failed to undo ${step.what}: ${errorText(err)}`);
       }
     }
   }

@@ -1,8 +1,6 @@
 // Executing one plugin binary the way libcni's invoke package does: CNI_* env,
 // config on stdin, result or error object on stdout.
-import { spawn } from 'node:child_process';
-import { accessSync, constants, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { findFileIn, runProgram } from '../../lib/cni-spec/run-program.ts';
 
 export type Verb = 'ADD' | 'DEL' | 'CHECK' | 'GC' | 'STATUS' | 'VERSION';
 
@@ -43,17 +41,8 @@ export class PluginError extends Error {
 
 export function findPlugin(type: string, cniPath: readonly string[]): string {
   if (type.includes('/')) throw new Error(`invalid plugin name: ${type}`);
-  for (const dir of cniPath) {
-    const file = join(dir, type);
-    try {
-      if (statSync(file).isFile()) {
-        accessSync(file, constants.X_OK);
-        return file;
-      }
-    } catch {
-      // not in this directory
-    }
-  }
+  const file = findFileIn(cniPath, type, { executable: true });
+  if (file !== undefined) return file;
   throw new Error(`failed to find plugin "${type}" in path [${cniPath.join(' ')}]`);
 }
 
@@ -68,22 +57,11 @@ export function pluginEnv(a: InvokeArgs): Record<string, string> {
   return env;
 }
 
-export function execRaw(file: string, env: Record<string, string>, stdin: string, wrap: readonly string[] = []): Promise<ExecOutput> {
+export async function execRaw(file: string, env: Record<string, string>, stdin: string, wrap: readonly string[] = []): Promise<ExecOutput> {
   const cmd = wrap[0] ?? file;
   const args = wrap.length > 0 ? [...wrap.slice(1), file] : [];
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (b: Buffer) => out.push(b));
-    child.stderr.on('data', (b: Buffer) => err.push(b));
-    child.on('error', reject);
-    child.on('close', (code, signal) =>
-      resolve({ code, signal, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() }),
-    );
-    child.stdin.on('error', () => {}); // a plugin may exit before reading stdin (VERSION)
-    child.stdin.end(stdin);
-  });
+  const o = await runProgram(cmd, args, stdin, { env });
+  return { code: o.code, signal: o.signal, stdout: o.stdout.toString(), stderr: o.stderr.toString() };
 }
 
 // libcni's rules for turning a failed exec into an error (cni-spec.md §2.3).

@@ -1,9 +1,7 @@
 // Running nft and the iptables tools: argument arrays only (never a shell), the ruleset on
 // stdin, one process per transaction. Each spawn costs a few ms and each nft commit ~16 ms,
 // so callers batch everything one step needs into a single run.
-import { spawn } from 'node:child_process';
-import { accessSync, constants, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { findFileIn, runProgram, type ProgramOutput } from '../../cni-spec/run-program.ts';
 
 // Runtimes do not always pass PATH to plugins; Go's exec.LookPath would then fail, we look in
 // the usual system directories instead.
@@ -43,20 +41,8 @@ const found = new Map<string, string | undefined>();
 /** Absolute path of `tool` on PATH, or undefined. Cached: a plugin process is short-lived. */
 export function lookPath(tool: string): string | undefined {
   if (found.has(tool)) return found.get(tool);
-  let hit: string | undefined;
-  for (const dir of (process.env['PATH'] || DEFAULT_PATH).split(':')) {
-    if (dir === '') continue;
-    const p = join(dir, tool);
-    try {
-      if (statSync(p).isFile()) {
-        accessSync(p, constants.X_OK);
-        hit = p;
-        break;
-      }
-    } catch {
-      // not here
-    }
-  }
+  const dirs = (process.env['PATH'] || DEFAULT_PATH).split(':').filter((dir) => dir !== '');
+  const hit = findFileIn(dirs, tool, { executable: true });
   found.set(tool, hit);
   return hit;
 }
@@ -68,22 +54,15 @@ export function requireTool(tool: string, backend: string): string {
 }
 
 /** Runs `file args` with `stdin`, resolves to stdout; a non-zero exit rejects with ToolError. */
-export function runTool(file: string, args: readonly string[], stdin = ''): Promise<string> {
+export async function runTool(file: string, args: readonly string[], stdin = ''): Promise<string> {
   const tool = file.slice(file.lastIndexOf('/') + 1);
-  return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'pipe'], timeout: TIMEOUT_MS });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (c: Buffer) => out.push(c));
-    child.stderr.on('data', (c: Buffer) => err.push(c));
-    child.on('error', (e) => reject(new ToolError(tool, args, null, e.message, { cause: e })));
-    child.on('close', (code) => {
-      const stderr = Buffer.concat(err).toString();
-      if (code === 0) resolve(Buffer.concat(out).toString());
-      else reject(new ToolError(tool, args, code, stderr));
-    });
-    // A tool that dies early closes its stdin; the exit status tells the story, not EPIPE.
-    child.stdin.on('error', () => {});
-    child.stdin.end(stdin);
-  });
+  let o: ProgramOutput;
+  try {
+    o = await runProgram(file, args, stdin, { timeoutMs: TIMEOUT_MS });
+  } catch (e) {
+    throw new ToolError(tool, args, null, (e as Error).message, { cause: e });
+  }
+  const stderr = o.stderr.toString();
+  if (o.code !== 0) throw new ToolError(tool, args, o.code, stderr);
+  return o.stdout.toString();
 }

@@ -9,6 +9,15 @@ const CID = 'c1';
 const CHAIN = masqChainName(NET, CID);
 const C = '-m comment --comment "name: \\"mynet\\" id: \\"c1\\""';
 const EMPTY = parseSavedNat('');
+// The nat table after a setup of 10.22.0.5/16 for this container.
+const ONE_ATTACHED = `*nat
+:POSTROUTING ACCEPT [0:0]
+:${CHAIN} - [0:0]
+-A POSTROUTING -s 10.22.0.5/32 ${C} -j ${CHAIN}
+-A ${CHAIN} -d 10.22.0.0/16 ${C} -j ACCEPT
+-A ${CHAIN} ! -d 224.0.0.0/4 ${C} -j MASQUERADE
+COMMIT
+`;
 
 t.test('setup, IPv4: chain with ACCEPT for the subnet and MASQUERADE, jump from POSTROUTING', async (t) => {
   t.equal(
@@ -44,14 +53,7 @@ t.test('setup, two addresses of a family: every ACCEPT before the MASQUERADE, on
 });
 
 t.test('setup again: the chain is rebuilt, an existing jump is not added twice', async (t) => {
-  const saved = parseSavedNat(`*nat
-:POSTROUTING ACCEPT [0:0]
-:${CHAIN} - [0:0]
--A POSTROUTING -s 10.22.0.5/32 ${C} -j ${CHAIN}
--A ${CHAIN} -d 10.22.0.0/16 ${C} -j ACCEPT
--A ${CHAIN} ! -d 224.0.0.0/4 ${C} -j MASQUERADE
-COMMIT
-`);
+  const saved = parseSavedNat(ONE_ATTACHED);
   t.equal(
     planIptablesMasqSetup(saved, NET, CID, parseMasqAddrs(['10.22.0.5/16'])),
     `*nat\n:${CHAIN} - [0:0]\n-A ${CHAIN} -d 10.22.0.0/16 -j ACCEPT ${C}\n-A ${CHAIN} ! -d 224.0.0.0/4 -j MASQUERADE ${C}\nCOMMIT\n`,
@@ -59,14 +61,7 @@ COMMIT
 });
 
 t.test('setup of a second interface of the container: its chain keeps the first one’s subnet', async (t) => {
-  const saved = parseSavedNat(`*nat
-:POSTROUTING ACCEPT [0:0]
-:${CHAIN} - [0:0]
--A POSTROUTING -s 10.22.0.5/32 ${C} -j ${CHAIN}
--A ${CHAIN} -d 10.22.0.0/16 ${C} -j ACCEPT
--A ${CHAIN} ! -d 224.0.0.0/4 ${C} -j MASQUERADE
-COMMIT
-`);
+  const saved = parseSavedNat(ONE_ATTACHED);
   const text = planIptablesMasqSetup(saved, NET, CID, parseMasqAddrs(['10.99.0.7/24']))!;
   t.same(text.split('\n').slice(1, -2), [
     `:${CHAIN} - [0:0]`,

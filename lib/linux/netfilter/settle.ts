@@ -1,11 +1,12 @@
 // Waiting for every step, then failing with all their errors: a teardown must not stop at the
 // first failure, and the lock must not be released while a step is still running.
+import { errorText } from '../../cni-spec/errors.ts';
 
 /** An error that stands for several; its message lists theirs, one per line (the reference's join). */
 export class NetfilterErrors extends Error {
   readonly errors: readonly unknown[];
   constructor(errors: readonly unknown[]) {
-    super(errors.map((e) => (e instanceof Error ? e.message : String(e))).join('\n'), { cause: errors[0] });
+    super(errors.map(errorText).join('\n'), { cause: errors[0] });
     this.name = 'NetfilterErrors';
     this.errors = errors;
   }

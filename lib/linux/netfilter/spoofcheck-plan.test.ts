@@ -5,20 +5,25 @@ import { planSpoofSetup, planSpoofTeardown } from './spoofcheck-plan.ts';
 
 const N = spoofNames('abc', 'eth0');
 
+// What every setup writes for attachment abc/eth0 on veth1234abcd with MAC 0a:58:0a:16:00:05.
+const ATTACHMENT = [
+  'add chain bridge nat cni-br-iface-abc-eth0',
+  'add chain bridge nat cni-br-iface-abc-eth0-mac',
+  'flush chain bridge nat cni-br-iface-abc-eth0',
+  'flush chain bridge nat cni-br-iface-abc-eth0-mac',
+  'add rule bridge nat PREROUTING iifname "veth1234abcd" jump cni-br-iface-abc-eth0 comment "macspoofchk-abc-eth0"',
+  'add rule bridge nat cni-br-iface-abc-eth0 jump cni-br-iface-abc-eth0-mac comment "macspoofchk-abc-eth0"',
+  'add rule bridge nat cni-br-iface-abc-eth0-mac ether saddr 0a:58:0a:16:00:05 return comment "macspoofchk-abc-eth0"',
+  'add rule bridge nat cni-br-iface-abc-eth0-mac drop comment "macspoofchk-abc-eth0"',
+];
+
 t.test('setup on a fresh node: the reference layout in table bridge nat, one transaction', async (t) => {
   t.equal(
     planSpoofSetup({ chains: [], rules: [] }, N, 'veth1234abcd', '0a:58:0a:16:00:05'),
     [
       'add table bridge nat',
       'add chain bridge nat PREROUTING { type filter hook prerouting priority -300 ; policy accept ; }',
-      'add chain bridge nat cni-br-iface-abc-eth0',
-      'add chain bridge nat cni-br-iface-abc-eth0-mac',
-      'flush chain bridge nat cni-br-iface-abc-eth0',
-      'flush chain bridge nat cni-br-iface-abc-eth0-mac',
-      'add rule bridge nat PREROUTING iifname "veth1234abcd" jump cni-br-iface-abc-eth0 comment "macspoofchk-abc-eth0"',
-      'add rule bridge nat cni-br-iface-abc-eth0 jump cni-br-iface-abc-eth0-mac comment "macspoofchk-abc-eth0"',
-      'add rule bridge nat cni-br-iface-abc-eth0-mac ether saddr 0a:58:0a:16:00:05 return comment "macspoofchk-abc-eth0"',
-      'add rule bridge nat cni-br-iface-abc-eth0-mac drop comment "macspoofchk-abc-eth0"',
+      ...ATTACHMENT,
       '',
     ].join('\n'),
   );
@@ -70,14 +75,7 @@ t.test('setup where PREROUTING exists: no re-declaration; an earlier jump of thi
     planSpoofSetup(listing, N, 'veth1234abcd', '0a:58:0a:16:00:05'),
     [
       'delete rule bridge nat PREROUTING handle 4',
-      'add chain bridge nat cni-br-iface-abc-eth0',
-      'add chain bridge nat cni-br-iface-abc-eth0-mac',
-      'flush chain bridge nat cni-br-iface-abc-eth0',
-      'flush chain bridge nat cni-br-iface-abc-eth0-mac',
-      'add rule bridge nat PREROUTING iifname "veth1234abcd" jump cni-br-iface-abc-eth0 comment "macspoofchk-abc-eth0"',
-      'add rule bridge nat cni-br-iface-abc-eth0 jump cni-br-iface-abc-eth0-mac comment "macspoofchk-abc-eth0"',
-      'add rule bridge nat cni-br-iface-abc-eth0-mac ether saddr 0a:58:0a:16:00:05 return comment "macspoofchk-abc-eth0"',
-      'add rule bridge nat cni-br-iface-abc-eth0-mac drop comment "macspoofchk-abc-eth0"',
+      ...ATTACHMENT,
       '',
     ].join('\n'),
   );

@@ -1,12 +1,13 @@
 // Every token that ends up in a rule, a chain name or a comment is checked here first, even
 // though the dispatcher already checked the container id and ifname: the rules are written as
 // text for nft and iptables-restore, so a stray quote or newline would change their meaning.
+import { isValidName } from '../../cni-spec/env.ts';
 import { CniError, ErrorCode } from '../../cni-spec/errors.ts';
 import { formatIP, isV4, parseCIDR } from '../../cni-spec/ip.ts';
+import { maskBytes } from '../cidr-math.ts';
+import { formatMac, parseMac } from '../mac.ts';
 import { iptablesComment, NFT_COMMENT_MAX, spoofNames } from './names.ts';
 
-// The CNI spec's rule for network names and container ids.
-const NAME_RE = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
 // What nft reads as an unquoted identifier (its scanner has no quoted chain names): the
 // spoof-check chain names embed the ifname, so it must stay inside this set.
 const IDENT_CHARS_RE = /^[a-zA-Z0-9_.-]+$/;
@@ -26,11 +27,11 @@ function envError(msg: string): CniError {
 }
 
 export function validateNetworkToken(network: string): void {
-  if (!NAME_RE.test(network)) throw configError(`invalid network name ${q(network)} for netfilter rules`);
+  if (!isValidName(network)) throw configError(`invalid network name ${q(network)} for netfilter rules`);
 }
 
 export function validateContainerIdToken(id: string): void {
-  if (!NAME_RE.test(id)) throw envError(`invalid container id ${q(id)} for netfilter rules`);
+  if (!isValidName(id)) throw envError(`invalid container id ${q(id)} for netfilter rules`);
 }
 
 /** An interface name that only goes into a comment or a quoted nft string. */
@@ -65,12 +66,14 @@ export function validateSpoofRef(containerId: string, ifname: string): void {
   }
 }
 
-const MAC_RE = /^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$/;
-
-/** Lower case, as Go's net.HardwareAddr prints it. */
+/**
+ * Lower case, as Go's net.HardwareAddr prints it. Only the colon form: the MAC comes from a
+ * result, where Go always writes it that way.
+ */
 export function normalizeMac(mac: string): string {
-  if (!MAC_RE.test(mac)) throw configError(`invalid MAC address ${q(mac)} for the spoof check`);
-  return mac.toLowerCase();
+  const bytes = mac.includes(':') ? parseMac(mac) : undefined;
+  if (bytes === undefined) throw configError(`invalid MAC address ${q(mac)} for the spoof check`);
+  return formatMac(bytes);
 }
 
 export interface MasqAddr {
@@ -89,12 +92,7 @@ export function parseMasqAddrs(cidrs: readonly string[]): MasqAddr[] {
     const c = parseCIDR(s);
     if (c === undefined) throw configError(`invalid IP address ${q(s)} for ipMasq (want address/prefix)`);
     const v4 = isV4(c.ip);
-    const masked = new Uint8Array(c.ip);
-    const first = v4 ? 12 : 0;
-    for (let i = first; i < 16; i++) {
-      const bits = c.prefix - (i - first) * 8;
-      masked[i] = bits >= 8 ? masked[i]! : bits <= 0 ? 0 : masked[i]! & ((0xff << (8 - bits)) & 0xff);
-    }
+    const masked = maskBytes(v4 ? c.ip.subarray(12) : c.ip, c.prefix);
     return { family: v4 ? 4 : 6, ip: formatIP(c.ip), subnet: `${formatIP(masked)}/${c.prefix}`, prefix: c.prefix };
   });
 }
