@@ -73,3 +73,15 @@ t.test('a garbage code cache is ignored', { skip: needsRoot }, async (t) => {
   t.equal(r.code, 0, r.stdout + r.stderr);
   t.not(statSync(join(nativeDir, cache)).size, 'not a code cache'.length, 'the cache was rebuilt');
 });
+
+t.test('first use by many plugins at once: every one loads its natives', { skip: needsRoot }, async (t) => {
+  const { bin, nativeDir } = installAlone(t);
+  const nss = await Promise.all(Array.from({ length: 8 }, () => makeNetns(t, 'pkg')));
+  const runs = await Promise.all(
+    nss.map((ns, i) =>
+      execPlugin('loopback', { command: 'ADD', containerId: `c${i}`, netns: ns.path, ifname: 'eth0', baseEnv: { PATH: '/usr/bin:/bin', CNI_TS_NATIVE_DIR: nativeDir } }, conf, bin),
+    ),
+  );
+  runs.forEach((r, i) => t.equal(r.code, 0, `plugin ${i}: ${r.stdout}${r.stderr}`));
+  t.same(readdirSync(nativeDir).filter((f) => f.endsWith('.tmp')), [], 'no temp file is left');
+});

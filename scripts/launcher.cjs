@@ -70,14 +70,26 @@ function ensureStateDir() {
 // either no file or a complete one, and two plugins racing both succeed.
 function writeAtomic(file, bytes) {
   const tmp = `${file}.${process.pid}.tmp`;
-  const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o600);
+  const flags = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL;
+  let fd;
+  try {
+    fd = fs.openSync(tmp, flags, 0o600);
+  } catch (e) {
+    // Left by a killed process that had our pid: no live process owns that name.
+    if (e.code !== 'EEXIST') throw e;
+    fs.unlinkSync(tmp);
+    fd = fs.openSync(tmp, flags, 0o600);
+  }
   try {
     fs.writeSync(fd, bytes);
     fs.fsyncSync(fd);
-  } finally {
     fs.closeSync(fd);
+    fs.renameSync(tmp, file);
+  } catch (e) {
+    try { fs.closeSync(fd); } catch {}
+    try { fs.unlinkSync(tmp); } catch {}
+    throw e;
   }
-  fs.renameSync(tmp, file);
 }
 
 function isReusable(file, size) {
@@ -97,10 +109,9 @@ function loadNative(name) {
   if (!n) throw new Error(`native module ${name} is not embedded in this executable`);
   ensureStateDir();
   const file = path.join(stateDir, `${name}-${n.sha}.node`);
-  if (!isReusable(file, n.size)) {
-    try { fs.unlinkSync(file); } catch {}
-    writeAtomic(file, readPayload(n));
-  }
+  // No unlink first: rename replaces a damaged file atomically, while an unlink could remove
+  // the good file a plugin starting in parallel has just written and is about to load.
+  if (!isReusable(file, n.size)) writeAtomic(file, readPayload(n));
   const mod = { exports: {} };
   process.dlopen(mod, file);
   loaded.set(name, mod.exports);
@@ -130,7 +141,6 @@ if (cached === undefined || script.cachedDataRejected) {
   process.once('exit', () => {
     try {
       ensureStateDir();
-      try { fs.unlinkSync(cacheFile); } catch {}
       writeAtomic(cacheFile, script.createCachedData());
     } catch {
       // A missing cache only costs time; never fail a CNI verb over it.
