@@ -1,6 +1,6 @@
 import t from 'tap';
 import { parseSavedNat } from './iptables-save.ts';
-import { planIptablesMasqSetup, planIptablesMasqTeardown, selectIptablesGcChains } from './masq-iptables-plan.ts';
+import { planIptablesMasqCreate, planIptablesMasqSetup, planIptablesMasqTeardown, selectIptablesGcChains } from './masq-iptables-plan.ts';
 import { masqChainName } from './names.ts';
 import { parseMasqAddrs } from './validate.ts';
 
@@ -32,6 +32,22 @@ t.test('setup, IPv4: chain with ACCEPT for the subnet and MASQUERADE, jump from 
       '',
     ].join('\n'),
   );
+});
+
+t.test('blind create for a new container: -N, so an existing chain refuses the whole transaction', async (t) => {
+  t.equal(
+    planIptablesMasqCreate(NET, CID, parseMasqAddrs(['10.22.0.5/16'])),
+    [
+      '*nat',
+      `-N ${CHAIN}`,
+      `-A ${CHAIN} -d 10.22.0.0/16 -j ACCEPT ${C}`,
+      `-A ${CHAIN} ! -d 224.0.0.0/4 -j MASQUERADE ${C}`,
+      `-A POSTROUTING -s 10.22.0.5 -j ${CHAIN} ${C}`,
+      'COMMIT',
+      '',
+    ].join('\n'),
+  );
+  t.equal(planIptablesMasqCreate(NET, CID, []), undefined, 'no address, nothing to create');
 });
 
 t.test('setup, IPv6: same chain name, IPv6 multicast excluded', async (t) => {

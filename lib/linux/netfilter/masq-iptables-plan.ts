@@ -33,13 +33,32 @@ function restoreText(lines: readonly string[]): string {
  * the MASQUERADE (the reference appends a second subnet's ACCEPT after it, where it never matches).
  */
 export function planIptablesMasqSetup(saved: SavedTable, network: string, containerId: string, addrs: readonly MasqAddr[]): string | undefined {
+  return planSetup(saved, network, containerId, addrs, 'declare');
+}
+
+/**
+ * The same rules for a table not read first, as for a new container: the chain is created
+ * with `-N`, which fails, and takes the whole transaction with it, if the chain exists. Then no
+ * jump to it can exist either (a jump needs its target), so the blind plan is exact or nothing.
+ */
+export function planIptablesMasqCreate(network: string, containerId: string, addrs: readonly MasqAddr[]): string | undefined {
+  return planSetup({ chains: new Set(), rules: [] }, network, containerId, addrs, 'create');
+}
+
+function planSetup(
+  saved: SavedTable,
+  network: string,
+  containerId: string,
+  addrs: readonly MasqAddr[],
+  chainLine: 'declare' | 'create',
+): string | undefined {
   if (addrs.length === 0) return undefined;
   const family = addrs[0]!.family;
   const chain = masqChainName(network, containerId);
   const c = `-m comment --comment ${quoted(iptablesComment(network, containerId))}`;
   const kept = saved.rules.filter((r) => r.chain === chain && ruleTarget(r) === 'ACCEPT').map((r) => ruleOption(r, '-d'));
   const subnets = new Set([...kept.filter((d) => d !== undefined), ...addrs.map((a) => a.subnet)]);
-  const lines = [`:${chain} - [0:0]`];
+  const lines = [chainLine === 'create' ? `-N ${chain}` : `:${chain} - [0:0]`];
   for (const subnet of subnets) lines.push(`-A ${chain} -d ${subnet} -j ACCEPT ${c}`);
   lines.push(`-A ${chain} ! -d ${MULTICAST[family]} -j MASQUERADE ${c}`);
   const jumped = new Set(

@@ -3,7 +3,7 @@
 // system's alternatives point to (legacy or nft), the same binaries the Go plugin runs.
 import { requireTool, runTool } from './exec.ts';
 import { parseSavedNat, type SavedTable } from './iptables-save.ts';
-import { type Family, planIptablesMasqSetup, planIptablesMasqTeardown, selectIptablesGcChains } from './masq-iptables-plan.ts';
+import { type Family, planIptablesMasqCreate, planIptablesMasqSetup, planIptablesMasqTeardown, selectIptablesGcChains } from './masq-iptables-plan.ts';
 import { masqChainName } from './names.ts';
 import { settleAll } from './settle.ts';
 import type { MasqAddr } from './validate.ts';
@@ -45,10 +45,28 @@ export async function setupMasqIptables(network: string, containerId: string, ad
   // Resolve both families' tools before touching anything: a missing ip6tables must not leave v4 half done.
   families.forEach(iptablesTools);
   await settleAll(
-    families.map((f) =>
-      readPlanApply(f, (saved) => planIptablesMasqSetup(saved, network, containerId, addrs.filter((a) => a.family === f))),
-    ),
+    families.map(async (f) => {
+      const mine = addrs.filter((a) => a.family === f);
+      if (await createFresh(f, network, containerId, mine)) return;
+      await readPlanApply(f, (saved) => planIptablesMasqSetup(saved, network, containerId, mine));
+    }),
   );
+}
+
+/**
+ * The common case, a new container, in one process instead of two: apply the blind plan, and
+ * only when it is refused (the chain exists: a repeated ADD, a second interface) read the table
+ * and plan from what is there. Saves an iptables-save per family on most ADDs (~5 ms each).
+ */
+async function createFresh(family: Family, network: string, containerId: string, addrs: readonly MasqAddr[]): Promise<boolean> {
+  const text = planIptablesMasqCreate(network, containerId, addrs);
+  if (text === undefined) return true;
+  try {
+    await restore(family, text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
