@@ -19,34 +19,25 @@ const ONE_ATTACHED = `*nat
 COMMIT
 `;
 
+// The restore input for 10.22.0.5/16; only how the chain comes to exist differs between plans.
+function setupInput(chainLine: string): string {
+  return [
+    '*nat',
+    chainLine,
+    `-A ${CHAIN} -d 10.22.0.0/16 -j ACCEPT ${C}`,
+    `-A ${CHAIN} ! -d 224.0.0.0/4 -j MASQUERADE ${C}`,
+    `-A POSTROUTING -s 10.22.0.5 -j ${CHAIN} ${C}`,
+    'COMMIT',
+    '',
+  ].join('\n');
+}
+
 t.test('setup, IPv4: chain with ACCEPT for the subnet and MASQUERADE, jump from POSTROUTING', async (t) => {
-  t.equal(
-    planIptablesMasqSetup(EMPTY, NET, CID, parseMasqAddrs(['10.22.0.5/16'])),
-    [
-      '*nat',
-      `:${CHAIN} - [0:0]`,
-      `-A ${CHAIN} -d 10.22.0.0/16 -j ACCEPT ${C}`,
-      `-A ${CHAIN} ! -d 224.0.0.0/4 -j MASQUERADE ${C}`,
-      `-A POSTROUTING -s 10.22.0.5 -j ${CHAIN} ${C}`,
-      'COMMIT',
-      '',
-    ].join('\n'),
-  );
+  t.equal(planIptablesMasqSetup(EMPTY, NET, CID, parseMasqAddrs(['10.22.0.5/16'])), setupInput(`:${CHAIN} - [0:0]`));
 });
 
 t.test('blind create for a new container: -N, so an existing chain refuses the whole transaction', async (t) => {
-  t.equal(
-    planIptablesMasqCreate(NET, CID, parseMasqAddrs(['10.22.0.5/16'])),
-    [
-      '*nat',
-      `-N ${CHAIN}`,
-      `-A ${CHAIN} -d 10.22.0.0/16 -j ACCEPT ${C}`,
-      `-A ${CHAIN} ! -d 224.0.0.0/4 -j MASQUERADE ${C}`,
-      `-A POSTROUTING -s 10.22.0.5 -j ${CHAIN} ${C}`,
-      'COMMIT',
-      '',
-    ].join('\n'),
-  );
+  t.equal(planIptablesMasqCreate(NET, CID, parseMasqAddrs(['10.22.0.5/16'])), setupInput(`-N ${CHAIN}`));
   t.equal(planIptablesMasqCreate(NET, CID, []), undefined, 'no address, nothing to create');
 });
 
