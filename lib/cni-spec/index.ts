@@ -20,3 +20,5 @@ export { validateContainerId, validateIfName, validateNetworkName, splitCniPath 
 export { runPlugin, cniMain, type CniRequest, type PluginSpec, type PluginIO, type Verb } from './dispatch.ts';
 export { findInPath, delegateAdd, delegateDel, delegateCheck, delegateStatus, delegateGc, type DelegateOptions } from './delegate.ts';
 export { canonicalIP, canonicalCIDR } from './ip.ts';
+export { UndoStack } from './undo.ts';
+export { combineFailures, Failures } from './failures.ts';

@@ -1,6 +1,6 @@
 // ADD (plugins.md §1.2). Every step that leaves something behind registers its undo first,
 // so a failing ADD leaves no veth, no rules and no IP allocated (DESIGN.md §6).
-import type { CniRequest, Interface, Result } from '../../lib/cni-spec/index.ts';
+import { UndoStack, type CniRequest, type Interface, type Result } from '../../lib/cni-spec/index.ts';
 import { ipamAdd, ipamDel } from '../../lib/ipam/index.ts';
 import {
   getLinkByIndex,
@@ -24,7 +24,6 @@ import { planGateways } from './gateway-plan.ts';
 import { setupGateways } from './gateway-setup.ts';
 import { setupPort } from './port-setup.ts';
 import { assembleResult } from './result.ts';
-import { UndoStack } from './undo.ts';
 import { ensureVlanGateway } from './vlan-gateway.ts';
 
 interface Add {
@@ -49,7 +48,7 @@ export async function cmdAdd(req: CniRequest): Promise<Result> {
   const masq = conf.ipMasq && conf.ipamType ? resolveMasqBackend(conf.ipMasqBackend) : undefined;
   const pod = openContainerNetns(req.netns);
   const host = Netns.host();
-  const a: Add = { req, conf, masq, host, pod, undo: new UndoStack() };
+  const a: Add = { req, conf, masq, host, pod, undo: new UndoStack('bridge') };
   try {
     const bridge = await ensureBridge(host, conf);
     const pair = await setupPort(host, pod, bridge, portSpec(a), a.undo);

@@ -1,37 +1,29 @@
 // DEL (plugins.md §1.3): best effort and idempotent. A missing netns, link, rule or file is
 // already done; every step runs even when an earlier one failed, and all failures are
 // reported together.
-import type { CniRequest } from '../../lib/cni-spec/index.ts';
+import { Failures, type CniRequest } from '../../lib/cni-spec/index.ts';
 import { ipamDel } from '../../lib/ipam/index.ts';
 import { deleteLink, getLinkByName, listAddresses, openContainerNetnsIfExists, teardownIpMasq, teardownMacSpoofCheck } from '../../lib/linux/index.ts';
 import { loadConf } from './conf.ts';
-import { combineFailures } from './failures.ts';
 
 export async function cmdDel(req: CniRequest): Promise<void> {
   const conf = loadConf(req);
-  const failures: unknown[] = [];
-  const attempt = async (step: () => Promise<void>): Promise<void> => {
-    try {
-      await step();
-    } catch (err) {
-      failures.push(err);
-    }
-  };
+  const failures = new Failures();
   let ips: string[] | undefined;
-  await attempt(async () => {
+  await failures.attempt(async () => {
     ips = await removeContainerVeth(req);
   });
   // After the device is gone (reference v1.2.0, plugins#666).
-  if (conf.ipamType) await attempt(() => ipamDel(req));
-  if (conf.macspoofchk) await attempt(() => teardownMacSpoofCheck({ containerId: req.containerId, ifname: req.ifname }));
+  if (conf.ipamType) await failures.attempt(() => ipamDel(req));
+  if (conf.macspoofchk) await failures.attempt(() => teardownMacSpoofCheck({ containerId: req.containerId, ifname: req.ifname }));
   // The reference skips this when the netns or the device is gone and so leaks the rules
   // (plugins#810); prevResult still names the addresses, and teardown finds the iptables
   // chain by name and the nft rules by comment even without them.
   if (conf.ipamType && conf.ipMasq) {
     const t = { network: conf.network, containerId: req.containerId, ifname: req.ifname, ips: ips ?? prevResultIps(req) };
-    await attempt(() => teardownIpMasq(t));
+    await failures.attempt(() => teardownIpMasq(t));
   }
-  if (failures.length > 0) throw combineFailures(failures);
+  failures.throwIfAny();
 }
 
 /**

@@ -13,7 +13,7 @@ import {
   type VethPair,
 } from '../../lib/linux/index.ts';
 import type { PortVlanPlan } from './vlan-plan.ts';
-import type { UndoStack } from './undo.ts';
+import type { UndoStack } from '../../lib/cni-spec/index.ts';
 
 export interface PortSpec {
   /** the container-side name; in `container` */

@@ -1,7 +1,10 @@
-// What a failing ADD must take back, newest first (DESIGN.md §6).
-import { errorText } from '../../lib/cni-spec/index.ts';
+// What a failing ADD must take back, newest first: a failed ADD leaves nothing behind.
+import { errorText } from './errors.ts';
 
 export class UndoStack {
+  /** @param plugin names the plugin in the lines logged for undo steps that fail */
+  constructor(readonly plugin: string) {}
+
   readonly #steps: { what: string; run: () => Promise<void> | void }[] = [];
 
   push(what: string, run: () => Promise<void> | void): void {
@@ -17,7 +20,7 @@ export class UndoStack {
       try {
         await step.run();
       } catch (err) {
-        log(`bridge: failed to undo ${step.what}: ${errorText(err)}`);
+        log(`${this.plugin}: failed to undo ${step.what}: ${errorText(err)}`);
       }
     }
   }

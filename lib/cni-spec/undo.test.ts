@@ -4,7 +4,7 @@ import { UndoStack } from './undo.ts';
 t.test('newest first; a failing step is logged and the rest still run', async (t) => {
   const ran: string[] = [];
   const logged: string[] = [];
-  const u = new UndoStack();
+  const u = new UndoStack('bridge');
   u.push('veth', () => void ran.push('veth'));
   u.push('ipam', async () => {
     ran.push('ipam');
