@@ -1,4 +1,4 @@
-// Layering rules of DESIGN.md §1, checked on every import:
+// Layering rules (docs/architecture.md#import-rules), checked on every import:
 //   lib/cni-spec  knows nothing of Linux;
 //   plugins/*     reach the kernel only through lib/linux (no netlink, child_process or addon);
 //   stdout belongs to the CNI result, so no console.log outside tools, tests and scripts.

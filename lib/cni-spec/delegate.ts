@@ -1,4 +1,5 @@
-// Running another plugin (IPAM) the way the reference's pkg/invoke does (cni-spec.md §5):
+// Running another plugin (IPAM) the way the reference's pkg/invoke does
+// (https://github.com/containernetworking/cni/blob/spec-v1.1.0/SPEC.md#section-4-plugin-delegation, https://github.com/containernetworking/cni/blob/v1.3.0/pkg/invoke/delegate.go):
 // found on CNI_PATH, same environment with CNI_COMMAND replaced, the complete config on stdin,
 // its stderr passed on to ours, its error object passed through unchanged.
 import { CniError, ErrorCode } from './errors.ts';

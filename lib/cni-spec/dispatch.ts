@@ -1,5 +1,6 @@
-// The one owner of CNI_* env, stdin, stdout and the exit code (DESIGN.md §2). It mirrors the
-// reference skel (cni-spec.md §2): same checks, same order, same messages and codes.
+// The one owner of CNI_* env, stdin, stdout and the exit code (docs/architecture.md#the-protocol-layer).
+// It mirrors the reference skel (https://github.com/containernetworking/cni/blob/v1.3.0/pkg/skel/skel.go;
+// https://github.com/containernetworking/cni/blob/spec-v1.1.0/SPEC.md#section-2-execution-protocol): same checks, same order, same messages and codes.
 import { readSync, writeSync } from 'node:fs';
 import { decodeConfig } from './config.ts';
 import { asCniError, CniError, ErrorCode } from './errors.ts';

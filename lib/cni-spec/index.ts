@@ -1,4 +1,4 @@
-// The CNI contract: protocol only, no Linux code (DESIGN.md §2). Plugins import from here.
+// The CNI contract: protocol only, no Linux code (docs/architecture.md#the-protocol-layer). Plugins import from here.
 //
 // A plugin's main.ts calls cniMain({ about, versions, add, del, check?, status?, gc? }); each
 // handler gets a CniRequest and returns a Result (ADD) or nothing, and throws to fail (a plain

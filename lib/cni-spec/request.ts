@@ -1,4 +1,4 @@
-// What a plugin handler gets and what a plugin declares (DESIGN.md §2: handlers get a parsed
+// What a plugin handler gets and what a plugin declares (docs/architecture.md#how-a-request-flows: handlers get a parsed
 // request and return a result or throw; they never touch `process`).
 import type { Result } from './result.ts';
 import type { CniVersion } from './versions.ts';

@@ -1,6 +1,7 @@
 // Reading a result of any version (a prevResult, a delegate's output) into the internal
 // 1.1.0 shape, the way the reference does it (version.ParsePrevResult, invoke's
-// fixupResultVersion, then NewResultFromResult): cni-spec.md §3.4 and §4.
+// fixupResultVersion, then NewResultFromResult):
+// https://github.com/containernetworking/cni/blob/v1.3.0/pkg/version/version.go, https://github.com/containernetworking/cni/blob/v1.3.0/pkg/invoke/exec.go, https://github.com/containernetworking/cni/blob/spec-v1.1.0/SPEC.md#section-5-result-types.
 import { CniError, ErrorCode } from './errors.ts';
 import { goQuote } from './go-json.ts';
 import { cleanDNS, cleanIP, cleanInterface, cleanRoute, type Loosely } from './result-clean.ts';

@@ -1,5 +1,6 @@
-// Taking one address from a range set, and choosing what a release removes (plugins.md
-// §5.2–5.3). The store must be locked by the caller.
+// Taking one address from a range set, and choosing what a release removes, as the
+// reference does (https://github.com/containernetworking/plugins/blob/v1.9.0/plugins/ipam/host-local/backend/allocator/allocator.go).
+// The store must be locked by the caller.
 import { formatAddr, sameAddr, type Addr } from './addr.ts';
 import { candidates } from './iterator.ts';
 import { formatRangeSet, rangeFor, setContains, type RangeSet } from './range-set.ts';

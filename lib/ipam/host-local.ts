@@ -1,4 +1,4 @@
-// host-local's verbs (plugins.md §5), shared by plugins/host-local and in-process callers.
+// host-local's verbs (https://github.com/containernetworking/plugins/blob/v1.9.0/plugins/ipam/host-local/main.go), shared by plugins/host-local and in-process callers.
 // Each one: load and check the config, then one synchronous pass over the locked store.
 import { CniError, ErrorCode, validAttachments, type CniRequest, type IPConfig, type Result } from '../cni-spec/index.ts';
 import { formatAddr, type Addr } from './addr.ts';

@@ -1,7 +1,7 @@
 // IPAM for plugins that delegate to it (bridge). The delegate named by `ipam.type` is looked
-// up on CNI_PATH as the spec says (cni-spec.md §5); when that file is our own host-local or
+// up on CNI_PATH as the spec says (https://github.com/containernetworking/cni/blob/spec-v1.1.0/SPEC.md#section-4-plugin-delegation); when that file is our own host-local or
 // static, its code runs in this process with the same request instead of a second Node
-// start (DESIGN.md §4). Anything else is executed with the same environment and the
+// start (docs/architecture.md#in-process-ipam). Anything else is executed with the same environment and the
 // complete config on stdin. Either way the caller sees the same result and the same errors.
 import {
   asCniError,

@@ -1,4 +1,4 @@
-// static IPAM's verbs (plugins.md §6): hands out the configured addresses, keeps no state.
+// static IPAM's verbs (https://github.com/containernetworking/plugins/blob/v1.9.0/plugins/ipam/static/main.go): hands out the configured addresses, keeps no state.
 import type { CniRequest, Result } from '../cni-spec/index.ts';
 import { formatAddr, parseAddr, sameAddr } from './addr.ts';
 import { loadStaticConf } from './static-conf.ts';

@@ -1,7 +1,7 @@
 // A small netlink attribute codec for what netlink@0.3.0 cannot write: link kinds with
 // IFLA_INFO_DATA (bridge, veth peer), bridge-port slave data, IFLA_AF_SPEC for bridge VLANs.
 // Its attribute writer only knows flat, typed attributes and masks off NLA_F_NESTED
-// (DESIGN.md §3). Pure: everything here is bytes in, bytes out, tested without root.
+// (docs/architecture.md#the-linux-layer). Pure: everything here is bytes in, bytes out, tested without root.
 //
 // Layout (include/uapi/linux/netlink.h): struct nlattr { u16 nla_len; u16 nla_type; } then
 // the payload; nla_len counts header + payload, not the padding to 4 bytes that follows.

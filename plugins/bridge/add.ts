@@ -1,5 +1,5 @@
-// ADD (plugins.md §1.2). Every step that leaves something behind registers its undo first,
-// so a failing ADD leaves no veth, no rules and no IP allocated (DESIGN.md §6).
+// ADD, as the reference's cmdAdd (https://github.com/containernetworking/plugins/blob/v1.9.0/plugins/main/bridge/bridge.go). Every step that leaves something behind registers its undo first,
+// so a failing ADD leaves no veth, no rules and no IP allocated (docs/architecture.md#conventions).
 import { UndoStack, type CniRequest, type Interface, type Result } from '../../lib/cni-spec/index.ts';
 import { ipamAdd, ipamDel } from '../../lib/ipam/index.ts';
 import {

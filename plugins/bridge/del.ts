@@ -1,4 +1,4 @@
-// DEL (plugins.md §1.3): best effort and idempotent. A missing netns, link, rule or file is
+// DEL (reference cmdDel, https://github.com/containernetworking/plugins/blob/v1.9.0/plugins/main/bridge/bridge.go): best effort and idempotent. A missing netns, link, rule or file is
 // already done; every step runs even when an earlier one failed, and all failures are
 // reported together.
 import { Failures, type CniRequest } from '../../lib/cni-spec/index.ts';

@@ -1,5 +1,5 @@
 // Gateway addresses on the bridge (or the VLAN gateway interface) and IP forwarding
-// (plugins.md §1.1 isGateway/forceAddress, §1.9).
+// (isGateway/forceAddress as in the reference, https://github.com/containernetworking/plugins/blob/v1.9.0/plugins/main/bridge/bridge.go).
 import { errorText } from '../../lib/cni-spec/index.ts';
 import {
   addAddress,

@@ -1,4 +1,4 @@
-// A veth pair whose host end is a port of the bridge (plugins.md §1.2 steps 4 and 5).
+// A veth pair whose host end is a port of the bridge (reference setupVeth, https://github.com/containernetworking/plugins/blob/v1.9.0/plugins/main/bridge/bridge.go).
 import { errorText } from '../../lib/cni-spec/index.ts';
 import {
   addPortVlans,

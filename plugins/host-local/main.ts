@@ -1,4 +1,4 @@
-// host-local IPAM (plugins.md §5): addresses from configured ranges, one file per address in
+// host-local IPAM (reference https://github.com/containernetworking/plugins/blob/v1.9.0/plugins/ipam/host-local/main.go): addresses from configured ranges, one file per address in
 // <dataDir>/<network>, compatible with the reference's store. The allocator lives in
 // lib/ipam, where bridge runs the same code in-process when this executable is on CNI_PATH.
 // Beyond the reference: GC releases allocations of attachments the runtime no longer lists,

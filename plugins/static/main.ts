@@ -1,4 +1,4 @@
-// static IPAM (plugins.md §6): returns the configured addresses, routes and DNS; keeps no
+// static IPAM (reference https://github.com/containernetworking/plugins/blob/v1.9.0/plugins/ipam/static/main.go): returns the configured addresses, routes and DNS; keeps no
 // state, so DEL, GC and STATUS have nothing to do. The code lives in lib/ipam, where bridge
 // runs it in-process when this executable is on CNI_PATH.
 import { ALL_VERSIONS, cniMain } from '../../lib/cni-spec/index.ts';

@@ -1,4 +1,4 @@
-// libcni's result cache (cni-spec.md §7.2): <dir>/results/<network>-<containerId>-<ifname>.
+// libcni's result cache (https://github.com/containernetworking/cni/blob/v1.3.0/libcni/api.go): <dir>/results/<network>-<containerId>-<ifname>.
 // We write the same format so cnitool and our CLI can follow each other's DEL.
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

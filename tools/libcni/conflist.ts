@@ -1,4 +1,5 @@
-// Parsing of a network configuration list the way libcni does it (cni-spec.md §3.1),
+// Parsing of a network configuration list the way libcni does it
+// (https://github.com/containernetworking/cni/blob/v1.3.0/libcni/conf.go, https://github.com/containernetworking/cni/blob/spec-v1.1.0/SPEC.md#section-1-network-configuration-format),
 // so our runtime-side tools see the same list a real runtime would.
 import { ALL_VERSIONS, compareVersions } from '../../lib/cni-spec/versions.ts';
 
