@@ -272,8 +272,12 @@ t.test('prevResult is parsed in the config version and upgraded', async (t) => {
 
 t.test('netns self-check before the handler runs', async (t) => {
   const self = '/proc/self/ns/net';
-  expectError(t, await run({ env: { CNI_NETNS: self } }), 8, "plugin's netns and netns from CNI_NETNS should not be the same");
-  expectError(t, await run({ env: { CNI_COMMAND: 'DEL', CNI_NETNS: self } }), 8, /should not be the same/);
+  const add = await run({ env: { CNI_NETNS: self } });
+  expectError(t, add, 8, "plugin's netns and netns from CNI_NETNS should not be the same");
+  t.same(add.calls, [], 'ADD never reached the handler (the reference checks after it ran)');
+  const del = await run({ env: { CNI_COMMAND: 'DEL', CNI_NETNS: self } });
+  expectError(t, del, 8, /should not be the same/);
+  t.same(del.calls, [], 'DEL never reached the handler');
   expectError(t, await run({ env: { CNI_NETNS: self, CNI_NETNS_OVERRIDE: 'false' } }), 8, /should not be the same/);
   for (const v of ['1', 'true', 'TRUE', 'True']) {
     t.equal((await run({ env: { CNI_NETNS: self, CNI_NETNS_OVERRIDE: v } })).code, 0, `CNI_NETNS_OVERRIDE=${v}`);
