@@ -2,6 +2,11 @@
 // DEL (same config, no prevResult — a runtime whose ADD died has no cached result) removes
 // whatever the ADD got to make, and a new ADD for the pod then works and is cleaned up by DEL.
 // The sweep kills after 0 ms, then at even steps up to a little past a whole ADD's duration.
+// Where a kill landed shows in what the ADD left before the DEL: ADD makes the veth, then the
+// spoofcheck rules, then takes the IP, then the masquerade rules, so each kill that leaves some
+// of these but not all landed part-way. The test asserts kills landed at two or more such
+// distinct points; when the even steps miss them (a loaded machine), it kills again half-way
+// between two kills that left different things, a few times at most.
 // Runs against CNI_E2E_PLUGIN_DIR (default dist/bin; see e2e/helpers/impl.ts).
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -15,6 +20,10 @@ import { makePod, makeTopology } from './helpers/topology.ts';
 import { pluginEnv } from '../tools/libcni/invoke.ts';
 
 const STEPS = 10;
+/** kills added half-way between two that left different things, when the even steps found too few stages */
+const MAX_REFINE = 6;
+/** Everything this ADD makes (bridge aside: the warm-up ADD made it): what `leftovers` finds after it. */
+const ALL_MADE = ['IP files', 'links in pod', 'masquerade rules', 'spoofcheck rules', 'veths in node'];
 
 interface Outcome {
   readonly ms: number;
@@ -59,13 +68,13 @@ function groupAlive(pgid: number): boolean {
   return false;
 }
 
-t.test(`[${impl.label}] ADD killed at points along its way: DEL cleans up, a new ADD works`, { skip: impl.lacks() }, async (t) => {
+// macspoofchk is part of the sweep: ours always has it; only the Go reference may lack it.
+t.test(`[${impl.label}] ADD killed at points along its way: DEL cleans up, a new ADD works`, { skip: impl.lacks('macspoofchk') }, async (t) => {
   const { node, dataDir } = await makeTopology(t);
-  const spoof = impl.lacks('macspoofchk') === false;
   const conf = bridgeConf({
     dataDir,
     v6: { subnet: POD_V6.subnet },
-    bridgeFields: { isGateway: true, ipMasq: true, hairpinMode: true, ...(spoof && { macspoofchk: true }) },
+    bridgeFields: { isGateway: true, ipMasq: true, hairpinMode: true, macspoofchk: true },
   });
   const clean = async (pod: string) => leftovers({ node: node.name, pod, dataDir, network: 'podnet' });
   const envFor = (pod: { ns: { path: string }; id: string }) =>
@@ -78,18 +87,24 @@ t.test(`[${impl.label}] ADD killed at points along its way: DEL cleans up, a new
     const pod = { ns: await makePod(t), id };
     whole = await addKilledAfter(node.name, envFor(pod), conf, undefined);
     t.equal(whole.ended, 'exit 0', `an unkilled ADD succeeds (${whole.ms.toFixed(0)} ms)`);
+    t.same(Object.keys(await clean(pod.ns.name)).sort(), ALL_MADE, 'a whole ADD makes veths, spoofcheck rules, IP files and masquerade rules');
     await delPod(impl.dir, node.name, conf, pod);
     t.same(await clean(pod.ns.name), {}, 'and its DEL leaves nothing');
   }
   const full = (whole as Outcome).ms;
 
+  /** delay → what the ADD had made when killed ("" for nothing), for killed ADDs only */
+  const landed = new Map<number, string>();
   const summary: string[] = [];
-  for (let i = 0; i < STEPS; i++) {
-    const delay = Math.round((i * full * 1.1) / (STEPS - 1));
-    const pod = { ns: await makePod(t), id: `kill-${i}` };
+  let n = 0;
+  async function killAt(delay: number): Promise<void> {
+    const pod = { ns: await makePod(t), id: `kill-${n++}` };
     const o = await addKilledAfter(node.name, envFor(pod), conf, delay);
-    summary.push(`${delay}ms:${o.ended === 'SIGKILL' ? 'killed' : o.ended}`);
     const at = `ADD killed after ${delay} ms (${o.ended})`;
+    t.ok(o.ended === 'SIGKILL' || o.ended === 'exit 0', `${at}: killed, or finished with success first`);
+    const made = Object.keys(await clean(pod.ns.name)).sort().join(', ');
+    if (o.ended === 'SIGKILL') landed.set(delay, made);
+    summary.push(`${delay}ms:${o.ended === 'SIGKILL' ? `killed[${made}]` : o.ended}`);
     const del = await delPod(impl.dir, node.name, conf, pod).then(() => 'ok', (e: Error) => e.message);
     t.equal(del, 'ok', `${at}: DEL without prevResult succeeds`);
     t.same(await clean(pod.ns.name), {}, `${at}: DEL leaves no veth, IP file, masquerade or spoofcheck rule`);
@@ -98,6 +113,18 @@ t.test(`[${impl.label}] ADD killed at points along its way: DEL cleans up, a new
     await delPod(impl.dir, node.name, conf, pod);
     t.same(await clean(pod.ns.name), {}, `${at}: and its DEL leaves nothing`);
   }
+  // part-way: something made, not everything
+  const partWay = () => new Set([...landed.values()].filter((m) => m !== '' && m !== ALL_MADE.join(', ')));
+
+  for (let i = 0; i < STEPS; i++) await killAt(Math.round((i * full * 1.1) / (STEPS - 1)));
+  for (let r = 0; r < MAX_REFINE && partWay().size < 2; r++) {
+    // the widest gap between two neighbouring kills that left different things
+    const kills = [...landed.entries()].sort(([a], [b]) => a - b);
+    const gaps = kills.slice(1).map(([d, m], i) => ({ lo: (kills[i] as [number, string])[0], hi: d, differ: m !== (kills[i] as [number, string])[1] }));
+    const gap = gaps.filter((g) => g.differ && g.hi - g.lo >= 2).sort((a, b) => b.hi - b.lo - (a.hi - a.lo))[0];
+    if (gap === undefined) break;
+    await killAt(Math.round((gap.lo + gap.hi) / 2));
+  }
   t.comment(`sweep: ${summary.join(' ')}`);
-  t.ok(summary.some((s) => s.endsWith('killed')), 'at least one ADD was really killed mid-way');
+  t.ok(partWay().size >= 2, `kills landed part-way through ADD at 2 or more distinct points: ${[...partWay()].map((m) => `[${m}]`).join(' ')}`);
 });
