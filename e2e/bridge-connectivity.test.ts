@@ -128,7 +128,7 @@ t.test(`[${impl.label}] a bridge whose pods are all gone takes a new gateway pod
   const r = await addPod(dir, node.name, gw, next).then((r) => r, (e: Error) => e);
   t.notOk(r instanceof Error, `ADD with isGateway succeeds: ${r instanceof Error ? r.message : 'ok'}`);
   if (r instanceof Error) return;
-  t.not((await link(node.name, 'cni0'))?.address, '00:00:00:00:00:00', 'the bridge has a MAC again');
+  t.match((await link(node.name, 'cni0'))?.address, /^(?!00:00:00:00:00:00)([0-9a-f]{2}:){5}[0-9a-f]{2}$/, 'the bridge has a MAC again');
   t.ok(await pings(next.ns.name, POD_V4.gateway), 'the new pod reaches its gateway');
   await delPod(dir, node.name, gw, next, r);
   t.same(await leftovers({ node: node.name, pod: next.ns.name, dataDir, network: 'podnet' }), {}, 'nothing left after DEL');

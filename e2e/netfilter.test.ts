@@ -10,9 +10,11 @@ import { masqChainName, nftMasqComment } from '../lib/linux/netfilter/names.ts';
 import { makeNetns } from './helpers/netns.ts';
 import { execPlugin, GO_BIN, tempDir } from './helpers/plugins.ts';
 import { isRoot, nsRun } from './helpers/sh.ts';
+import { nftListing } from './helpers/node-state.ts';
+import { NOT_ROOT } from './helpers/skip-reasons.ts';
 import type { Outcome } from './netfilter-run.ts';
 
-if (!isRoot) t.plan(0, 'the netfilter tests need root to create network namespaces');
+if (!isRoot) t.plan(0, NOT_ROOT);
 
 const execFileP = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '..');
@@ -46,14 +48,10 @@ async function natLines(ns: string, family: 4 | 6): Promise<string[]> {
   return out.split('\n').filter((l) => l.startsWith('-A ') || (l.startsWith(':') && !/^:(PREROUTING|INPUT|OUTPUT|POSTROUTING) /.test(l)));
 }
 
-/** `nft list table …` without the indentation, or undefined when the table does not exist. */
+/** `nft list table …` without the indentation, or undefined when the table does not exist (nft failing otherwise throws). */
 async function nftTable(ns: string, family: string, table: string): Promise<string[] | undefined> {
-  try {
-    const out = await nsRun(ns, 'nft', ['list', 'table', family, table]);
-    return out.split('\n').map((l) => l.trim()).filter((l) => l !== '');
-  } catch {
-    return undefined;
-  }
+  const out = await nftListing(ns, family, table);
+  return out === '' ? undefined : out.split('\n').map((l) => l.trim()).filter((l) => l !== '');
 }
 
 interface NftItem {
