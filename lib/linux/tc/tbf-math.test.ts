@@ -48,7 +48,9 @@ t.test("where the reference's 32-bit casts wrap, we keep 64 bits and send the bu
   const sentinel = bits(10_000_000, 4_294_967_295);
   t.equal(referenceBufferTicks(sentinel.rateBytes, sentinel.burstBytes, TICK), 0x8fffffe7, 'the reference wraps');
   t.equal(referenceLimit(sentinel.rateBytes, sentinel.burstBytes), 536_902_161);
-  t.same(planTbf(sentinel, TICK), { rate: 1_250_000n, limit: 536_902_161, buffer: 0x8fffffe7, burst: 536_870_911 });
+  // `tc qdisc add … tbf rate 1250000bps burst 536870911 limit 536902161` (which sends
+  // TCA_TBF_BURST) leaves buffer 0x8ffffff3 in the kernel: the ticks of 429.4967288 s, wrapped.
+  t.same(planTbf(sentinel, TICK), { rate: 1_250_000n, limit: 536_902_161, buffer: 0x8ffffff3, burst: 536_870_911 });
   // 1 Mbit/s with a 50 MB bucket: the Go plugin sent 0x74876e80 ticks (the kernel then holds
   // 15.6 MB); `tc qdisc add … tbf rate 125000bps burst 50000000 limit 50003125` sends the same
   // ticks plus TCA_TBF_BURST 50000000, as we do.

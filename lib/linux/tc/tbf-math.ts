@@ -57,9 +57,12 @@ export function referenceLimit(rateBytes: bigint, burstBytes: number): number {
   return (goUint32((Number(rateBytes) * latency) / TIME_UNITS_PER_SEC) + burstBytes) % U32;
 }
 
-/** The same bucket in 64 bits: microseconds and ticks without wrapping. */
+/**
+ * The same bucket in 64 bits, without the reference's truncation to whole microseconds: past
+ * 32 bits the kernel derives the ticks from the bytes (TCA_TBF_BURST) at nanosecond precision.
+ */
 function bufferTicks64(rateBytes: bigint, burstBytes: number, tickInUsec: number): number {
-  return Math.trunc(Math.trunc((burstBytes * TIME_UNITS_PER_SEC) / Number(rateBytes)) * tickInUsec);
+  return Math.trunc(((burstBytes * TIME_UNITS_PER_SEC) / Number(rateBytes)) * tickInUsec);
 }
 
 /**
@@ -73,6 +76,6 @@ export function planTbf(input: TbfInput, tickInUsec: number): TbfQopt {
   const ticks = bufferTicks64(rateBytes, burstBytes, tickInUsec);
   const limit64 = Math.trunc((Number(rateBytes) * LATENCY_MS) / 1000) + burstBytes;
   const limit = limit64 >= U32 ? U32 - 1 : referenceLimit(rateBytes, burstBytes);
-  if (ticks < U32) return { rate: rateBytes, limit, buffer: referenceBufferTicks(rateBytes, burstBytes, tickInUsec) };
+  if (ticks < U32 - 1) return { rate: rateBytes, limit, buffer: referenceBufferTicks(rateBytes, burstBytes, tickInUsec) };
   return { rate: rateBytes, limit, buffer: ticks % U32, burst: burstBytes };
 }

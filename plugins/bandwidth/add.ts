@@ -1,0 +1,77 @@
+// ADD (reference: cmdAdd in plugins/meta/bandwidth/main.go, v1.9.0): tbf on the host veth for
+// traffic into the container; for traffic out of it, an ifb that receives everything arriving
+// on the host veth (ingress qdisc + u32 match-all + mirred redirect) and shapes it with tbf.
+// Each step registers its undo first: a failing ADD leaves no ifb and no qdisc.
+import { CniError, ErrorCode, UndoStack, type CniRequest, type Result } from '../../lib/cni-spec/index.ts';
+import {
+  addIngressQdisc,
+  addRedirectFilter,
+  addTbf,
+  deleteIngressQdisc,
+  deleteLink,
+  deleteRootQdisc,
+  getLinkQueue,
+  Netns,
+  openContainerNetns,
+  readTickInUsec,
+  setupIfb,
+  type LinkInfo,
+} from '../../lib/linux/index.ts';
+import { planShaping } from './burst-plan.ts';
+import { loadConf, shapesNothing, type BandwidthConf, type Shaping } from './conf.ts';
+import { findHostVeth } from './host-veth.ts';
+import { ifbAlias, ifbName } from './ifb-name.ts';
+
+export async function cmdAdd(req: CniRequest): Promise<Result> {
+  const conf = loadConf(req);
+  const prev = req.prevResult;
+  if (shapesNothing(conf)) return prev ?? { cniVersion: req.cniVersion };
+  if (!prev) throw new CniError(ErrorCode.InvalidNetworkConfig, 'must be called as chained plugin');
+  const pod = openContainerNetns(req.netns);
+  const host = Netns.host();
+  const undo = new UndoStack('bandwidth');
+  try {
+    const veth = await findHostVeth(host, pod, req.ifname, prev.interfaces ?? []);
+    const tick = readTickInUsec();
+    if (conf.ingress) await shapeIngress(host, veth, conf.ingress, tick, undo);
+    const result: Result = { ...prev, interfaces: [...(prev.interfaces ?? [])] };
+    if (conf.egress) result.interfaces?.push(await shapeEgress(host, veth, conf, conf.egress, req.containerId, tick, undo));
+    return result;
+  } catch (err) {
+    await undo.unwind();
+    throw err;
+  } finally {
+    pod.close();
+    host.close();
+  }
+}
+
+/** tbf as the host veth's root qdisc: what leaves the host veth enters the container. */
+async function shapeIngress(host: Netns, veth: LinkInfo, s: Shaping, tick: number, undo: UndoStack): Promise<void> {
+  // Undo steps are registered once their step succeeded: an EEXIST means the qdisc is not ours.
+  await wrap('create qdisc', addTbf(host, veth.index, planShaping(s, veth.mtu, tick)));
+  undo.push('ingress tbf', () => deleteRootQdisc(host, veth.index));
+}
+
+/** The ifb (with the host veth's MTU and queue length), the redirect to it, and its tbf. */
+async function shapeEgress(host: Netns, veth: LinkInfo, conf: BandwidthConf, s: Shaping, containerId: string, tick: number, undo: UndoStack) {
+  const name = ifbName(conf.network, containerId);
+  const queue = await getLinkQueue(host, veth.index);
+  const mtu = queue?.mtu || veth.mtu;
+  const ifb = await wrap('adding link', setupIfb(host, { name, mtu, ...(queue?.txqlen ? { txqlen: queue.txqlen } : {}), alias: ifbAlias(conf.network) }));
+  undo.push('ifb', () => deleteLink(host, ifb.index));
+  await wrap('create ingress qdisc', addIngressQdisc(host, veth.index));
+  undo.push('ingress qdisc', () => deleteIngressQdisc(host, veth.index));
+  await wrap('add filter', addRedirectFilter(host, veth.index, ifb.index));
+  await wrap('create ifb qdisc: create qdisc', addTbf(host, ifb.index, planShaping(s, mtu, tick)));
+  return { name: ifb.name, mac: ifb.mac };
+}
+
+/** The reference's "<step>: <cause>" messages, the cause kept. */
+async function wrap<T>(step: string, p: Promise<T>): Promise<T> {
+  try {
+    return await p;
+  } catch (err) {
+    throw new Error(`${step}: ${(err as Error).message}`, { cause: err });
+  }
+}
