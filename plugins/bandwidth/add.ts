@@ -10,7 +10,6 @@ import {
   deleteIngressQdisc,
   deleteLink,
   deleteRootQdisc,
-  getLinkQueue,
   Netns,
   openContainerNetns,
   readTickInUsec,
@@ -33,10 +32,12 @@ export async function cmdAdd(req: CniRequest): Promise<Result> {
   try {
     const veth = await findHostVeth(host, pod, req.ifname, prev.interfaces ?? []);
     const tick = readTickInUsec();
-    if (conf.ingress) await shapeIngress(host, veth, conf.ingress, tick, undo);
-    const result: Result = { ...prev, interfaces: [...(prev.interfaces ?? [])] };
-    if (conf.egress) result.interfaces?.push(await shapeEgress(host, veth, conf, conf.egress, req.containerId, tick, undo));
-    return result;
+    // The two directions touch different qdiscs: their requests go out together.
+    const [, ifb] = await allOrFirstError([
+      conf.ingress && shapeIngress(host, veth, conf.ingress, tick, undo),
+      conf.egress && shapeEgress(host, veth, conf, conf.egress, req.containerId, tick, undo),
+    ] as const);
+    return { ...prev, interfaces: [...(prev.interfaces ?? []), ...(ifb ? [ifb] : [])] };
   } catch (err) {
     await undo.unwind();
     throw err;
@@ -54,17 +55,24 @@ async function shapeIngress(host: Netns, veth: LinkInfo, s: Shaping, tick: numbe
 }
 
 /** The ifb (with the host veth's MTU and queue length), the redirect to it, and its tbf. */
-async function shapeEgress(host: Netns, veth: LinkInfo, conf: BandwidthConf, s: Shaping, containerId: string, tick: number, undo: UndoStack) {
+async function shapeEgress(host: Netns, veth: LinkInfo & { txqlen: number }, conf: BandwidthConf, s: Shaping, containerId: string, tick: number, undo: UndoStack) {
   const name = ifbName(conf.network, containerId);
-  const queue = await getLinkQueue(host, veth.index);
-  const mtu = queue?.mtu || veth.mtu;
-  const ifb = await wrap('adding link', setupIfb(host, { name, mtu, ...(queue?.txqlen ? { txqlen: queue.txqlen } : {}), alias: ifbAlias(conf.network) }));
+  const mtu = veth.mtu;
+  const ifb = await wrap('adding link', setupIfb(host, { name, mtu, ...(veth.txqlen ? { txqlen: veth.txqlen } : {}), alias: ifbAlias(conf.network) }));
   undo.push('ifb', () => deleteLink(host, ifb.index));
   await wrap('create ingress qdisc', addIngressQdisc(host, veth.index));
   undo.push('ingress qdisc', () => deleteIngressQdisc(host, veth.index));
   await wrap('add filter', addRedirectFilter(host, veth.index, ifb.index));
   await wrap('create ifb qdisc: create qdisc', addTbf(host, ifb.index, planShaping(s, mtu, tick)));
   return { name: ifb.name, mac: ifb.mac };
+}
+
+/** Waits for every step (so the undo stack is complete), then fails with the first failure. */
+async function allOrFirstError<T extends readonly unknown[]>(steps: T): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+  const settled = await Promise.allSettled(steps);
+  const failed = settled.find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((r) => (r as PromiseFulfilledResult<unknown>).value) as { -readonly [K in keyof T]: Awaited<T[K]> };
 }
 
 /** The reference's "<step>: <cause>" messages, the cause kept. */

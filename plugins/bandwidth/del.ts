@@ -25,11 +25,14 @@ export async function cmdDel(req: CniRequest): Promise<void> {
   const host = Netns.host();
   const failures = new Failures();
   try {
-    await failures.attempt(() => teardownVethQdiscs(host, req));
-    await failures.attempt(async () => {
-      const ifb = await getLinkByName(host, ifbName(conf.network, req.containerId));
-      if (ifb) await deleteLink(host, ifb.index);
-    });
+    // Independent steps: their requests go out together.
+    await Promise.all([
+      failures.attempt(() => teardownVethQdiscs(host, req)),
+      failures.attempt(async () => {
+        const ifb = await getLinkByName(host, ifbName(conf.network, req.containerId));
+        if (ifb) await deleteLink(host, ifb.index);
+      }),
+    ]);
   } finally {
     host.close();
   }

@@ -1,7 +1,7 @@
 // ifb devices of the bandwidth plugin: created up with the host veth's MTU and queue length,
 // labelled with an alias naming their owner so GC can tell whose they are.
-import { deleteLink, getLinkByIndex, type LinkInfo } from '../link.ts';
-import { nl } from '../netlink-error.ts';
+import { deleteLink, type LinkInfo } from '../link.ts';
+import { isNetlinkError, nl } from '../netlink-error.ts';
 import type { Netns } from '../netns.ts';
 import { toLinkInfo } from '../link-parse.ts';
 import { createIfb } from './tc.ts';
@@ -11,10 +11,15 @@ export interface IfbLink extends LinkInfo {
   alias: string;
 }
 
-/** The MTU and transmit queue length of a link (the reference copies both to its ifb). */
-export async function getLinkQueue(ns: Netns, index: number): Promise<{ mtu: number; txqlen: number } | undefined> {
-  const [msg] = await nl('RTM_GETLINK', ns.rtnl.getLink({ index }));
-  return msg && { mtu: msg.attrs.mtu ?? 0, txqlen: msg.attrs.txqlen ?? 0 };
+/** A link with its transmit queue length (the reference copies MTU and queue length to its ifb). */
+export async function getLinkWithQueue(ns: Netns, index: number): Promise<(LinkInfo & { txqlen: number }) | undefined> {
+  try {
+    const [msg] = await nl('RTM_GETLINK', ns.rtnl.getLink({ index }));
+    return msg && { ...toLinkInfo(msg), txqlen: msg.attrs.txqlen ?? 0 };
+  } catch (err) {
+    if (isNetlinkError(err, 'ENODEV')) return undefined;
+    throw err;
+  }
 }
 
 /**
@@ -27,8 +32,9 @@ export async function setupIfb(ns: Netns, o: { name: string; mtu: number; txqlen
   if (!msg) throw new Error(`ifb ${o.name} vanished after creation`);
   const link = toLinkInfo(msg);
   try {
+    // The alias changes nothing else of the link: the answer above stays true.
     if (o.alias) await nl('RTM_SETLINK', ns.rtnl.setLink({ index: link.index }, { ifalias: o.alias }));
-    return (await getLinkByIndex(ns, link.index)) ?? link;
+    return link;
   } catch (err) {
     // half made: the caller's undo only knows a finished ifb
     await deleteLink(ns, link.index).catch(() => undefined);
