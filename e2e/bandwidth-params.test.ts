@@ -8,7 +8,9 @@
 import { createHash } from 'node:crypto';
 import t from 'tap';
 import { bandwidthConflist, ifbsIn, makeBwPod, makeBwWorld, qdiscKinds, tbfOf } from './helpers/bandwidth.ts';
+import { existsSync } from 'node:fs';
 import { link } from './helpers/node-state.ts';
+import { execPlugin, GO_BIN } from './helpers/plugins.ts';
 import { needsRoot } from './helpers/sh.ts';
 
 interface Row {
@@ -41,6 +43,7 @@ const ROWS: Row[] = [
   { what: "containerd's 10M with referenceBurst: the literal 537 MB", rate: 10_000_000, burst: 4_294_967_295, via: 'runtime+referenceBurst', want: { rate: 1_250_000, burst_raw: '8ffffff3', limit: 536_902_161 } },
 ];
 
+const HAS_GO = existsSync(`${GO_BIN}/bandwidth`);
 const ifbOf = (network: string, id: string) => `bwp${createHash('sha512').update(network + id).digest('hex').slice(0, 12)}`;
 
 t.test('tbf parameters for a table of (rate, burst) inputs', { skip: needsRoot, timeout: 180_000 }, async (t) => {
@@ -59,6 +62,14 @@ t.test('tbf parameters for a table of (rate, burst) inputs', { skip: needsRoot, 
       t.match(onVeth, row.want, `ingress tbf on ${hostVeth}: ${JSON.stringify(onVeth)}`);
       t.match(onIfb, row.want, `egress tbf on ${ifb}: ${JSON.stringify(onIfb)}`);
       await t.resolves(pod.att.check(), 'CHECK passes');
+      // The Go plugin's CHECK recomputes its own values and compares them with the live tbf:
+      // an oracle for every row where its arithmetic does not wrap.
+      const goWraps = row.via !== 'static' || BigInt(row.burst) * 1_000_000n * 15625n / 1000n / BigInt(row.rate) >= 2n ** 32n;
+      if (HAS_GO && !goWraps) {
+        const conf = { cniVersion: '1.0.0', name: 'bwnet', type: 'bandwidth', ...keys, prevResult: r };
+        const go = await execPlugin('bandwidth', { command: 'CHECK', containerId: pod.id, netns: pod.ns.path, ifname: 'eth0', nodeNetns: w.node.name }, conf, GO_BIN);
+        t.equal(go.code, 0, `the Go plugin's CHECK accepts our tbf ${go.stdout.trim()}`);
+      }
       await pod.att.del();
       t.same(await ifbsIn(w.node.name), [], 'DEL leaves no ifb');
     });
