@@ -33,6 +33,8 @@ t.test("the reference's validation messages, code 7, naming the field", async (t
   refused(t, { runtimeConfig: { bandwidth: { egressBurst: 5 } } }, 'if burst is set, rate must also be set', 'runtimeConfig.bandwidth.egressRate');
   refused(t, { ingressRate: -8, ingressBurst: 8 }, 'ingressRate must be a non-negative integer (got -8)', 'ingressRate');
   refused(t, { ingressRate: 'fast' }, 'invalid network config', 'ingressRate');
+  refused(t, { ingressRate: 7, ingressBurst: 800 }, 'rate must be at least 8 bits/s', 'ingressRate');
+  refused(t, { egressRate: 800, egressBurst: 4 }, 'burst must be at least 8 bits', 'egressBurst');
   // 4 GiB − 8 bits is still allowed: burst/8 = 2^32 − 2
   t.ok(load({ egressRate: 1000, egressBurst: 34359738352 }).egress);
 });

@@ -57,6 +57,9 @@ function validateDirection(prefix: string, dir: 'ingress' | 'egress', rate: numb
   if (burst === 0 && rate !== 0) return { field: `${prefix}${dir}Burst`, msg: 'if rate is set, burst must also be set' };
   if (rate === 0 && burst !== 0) return { field: `${prefix}${dir}Rate`, msg: 'if burst is set, rate must also be set' };
   if (Math.floor(burst / 8) >= MAX_BURST_BYTES) return { field: `${prefix}${dir}Burst`, msg: 'burst cannot be more than 4GB' };
+  // Less than a byte is zero bytes for tbf: the reference hands the kernel a zero rate or bucket.
+  if (rate > 0 && rate < 8) return { field: `${prefix}${dir}Rate`, msg: 'rate must be at least 8 bits/s' };
+  if (burst > 0 && burst < 8) return { field: `${prefix}${dir}Burst`, msg: 'burst must be at least 8 bits' };
   return undefined;
 }
 
