@@ -89,7 +89,7 @@ export function loadConf(req: CniRequest): BandwidthConf {
     const rate = entry[`${dir}Rate`] ?? 0;
     let burst: number | 'from-rate' = entry[`${dir}Burst`] ?? 0;
     if (sentinels && RUNTIME_BURST_SENTINELS.includes(burst)) burst = rate === 0 ? 0 : 'from-rate';
-    const p = validateDirection(prefix, dir, rate, burst === 'from-rate' ? 1 : burst);
+    const p = validateDirection(prefix, dir, rate, burst === 'from-rate' ? 8 : burst);
     if (p) problems.push(p);
     else if (rate > 0) out[dir] = Object.freeze({ rateBytes: BigInt(Math.trunc(rate)) / 8n, burst: burst === 'from-rate' ? burst : Math.floor(Number(burst) / 8) });
   }
