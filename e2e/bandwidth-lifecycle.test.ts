@@ -121,3 +121,20 @@ t.test('GC removes the ifbs of this network whose container is not valid, and no
   await status(list, opts);
   t.pass('STATUS succeeds');
 });
+
+t.test('a failed ADD undoes what it made and nothing else', { skip: needsRoot }, async (t) => {
+  const w = await makeBwWorld(t);
+  const pod = await makeBwPod(t, w, bandwidthConflist(w.dataDir));
+  const prevResult = await pod.att.add();
+  t.teardown(() => pod.att.del());
+  const hostVeth = prevResult.interfaces[1].name as string;
+  // someone else's link already has the ifb's name
+  const taken = ifbOf(BW_NETWORK, pod.id);
+  await run('ip', ['-n', w.node.name, 'link', 'add', taken, 'type', 'ifb']);
+  const conf = { cniVersion: '1.0.0', name: BW_NETWORK, type: 'bandwidth', ...SHAPE, prevResult };
+  const r = await execPlugin('bandwidth', { command: 'ADD', containerId: pod.id, netns: pod.ns.path, ifname: 'eth0', nodeNetns: w.node.name }, conf);
+  t.equal(r.code, 1, 'ADD fails');
+  t.match(r.json, { msg: /^adding link: / }, r.json?.msg);
+  t.same(await qdiscKinds(w.node.name, hostVeth), ['noqueue'], 'the ingress tbf and the ingress qdisc it made are removed');
+  t.same(await ifbsIn(w.node.name), [taken], 'the existing link of that name is left alone');
+});

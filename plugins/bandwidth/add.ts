@@ -57,13 +57,20 @@ async function shapeIngress(host: Netns, veth: LinkInfo, s: Shaping, tick: numbe
 /** The ifb (with the host veth's MTU and queue length), the redirect to it, and its tbf. */
 async function shapeEgress(host: Netns, veth: LinkInfo & { txqlen: number }, conf: BandwidthConf, s: Shaping, containerId: string, tick: number, undo: UndoStack) {
   const name = ifbName(conf.network, containerId);
-  const mtu = veth.mtu;
-  const ifb = await wrap('adding link', setupIfb(host, { name, mtu, ...(veth.txqlen ? { txqlen: veth.txqlen } : {}), alias: ifbAlias(conf.network) }));
-  undo.push('ifb', () => deleteLink(host, ifb.index));
-  await wrap('create ingress qdisc', addIngressQdisc(host, veth.index));
-  undo.push('ingress qdisc', () => deleteIngressQdisc(host, veth.index));
-  await wrap('add filter', addRedirectFilter(host, veth.index, ifb.index));
-  await wrap('create ifb qdisc: create qdisc', addTbf(host, ifb.index, planShaping(s, mtu, tick)));
+  const ifbSpec = { name, mtu: veth.mtu, ...(veth.txqlen ? { txqlen: veth.txqlen } : {}), alias: ifbAlias(conf.network) };
+  // The ifb and the veth's ingress qdisc do not depend on each other; the filter and the ifb's
+  // tbf need both. Each undo is registered once its own step succeeded.
+  const [ifb] = await allOrFirstError([
+    wrap('adding link', setupIfb(host, ifbSpec)).then((l) => {
+      undo.push('ifb', () => deleteLink(host, l.index));
+      return l;
+    }),
+    wrap('create ingress qdisc', addIngressQdisc(host, veth.index)).then(() => undo.push('ingress qdisc', () => deleteIngressQdisc(host, veth.index))),
+  ] as const);
+  await allOrFirstError([
+    wrap('add filter', addRedirectFilter(host, veth.index, ifb.index)),
+    wrap('create ifb qdisc: create qdisc', addTbf(host, ifb.index, planShaping(s, veth.mtu, tick))),
+  ] as const);
   return { name: ifb.name, mac: ifb.mac };
 }
 
