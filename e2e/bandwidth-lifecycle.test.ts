@@ -85,6 +85,15 @@ t.test('bandwidth DEL removes its qdiscs from the host veth, so ADD → DEL → 
     t.same(await ifbsIn(w.node.name), [], `DEL ${round}: no ifb`);
   }
 
+  // another tool's root qdisc on the veth is not ours to delete: neither another kind with our
+  // handle, nor a tbf with another handle
+  for (const other of [['handle', '1:', 'htb'], ['handle', '2:', 'tbf', 'rate', '1mbit', 'burst', '10000', 'limit', '20000']]) {
+    await nsRun(w.node.name, 'tc', ['qdisc', 'add', 'dev', hostVeth, 'root', ...other]);
+    t.equal((await bw('DEL')).code, 0, `DEL with a foreign root qdisc (${other.slice(0, 3).join(' ')})`);
+    t.same(await qdiscKinds(w.node.name, hostVeth), [other[2]], 'is left in place');
+    await nsRun(w.node.name, 'tc', ['qdisc', 'del', 'dev', hostVeth, 'root']);
+  }
+
   // control: the reference leaves the qdiscs, and its own second ADD then fails
   const goAdd = await bw('ADD', GO_BIN);
   t.equal(goAdd.code, 0, 'Go ADD');

@@ -9,7 +9,7 @@ import {
   addTbf,
   deleteIngressQdisc,
   deleteLink,
-  deleteRootQdisc,
+  deleteTbfQdisc,
   Netns,
   openContainerNetns,
   readTickInUsec,
@@ -51,7 +51,7 @@ export async function cmdAdd(req: CniRequest): Promise<Result> {
 async function shapeIngress(host: Netns, veth: LinkInfo, s: Shaping, tick: number, undo: UndoStack): Promise<void> {
   // Undo steps are registered once their step succeeded: an EEXIST means the qdisc is not ours.
   await wrap('create qdisc', addTbf(host, veth.index, planShaping(s, veth.mtu, tick)));
-  undo.push('ingress tbf', () => deleteRootQdisc(host, veth.index));
+  undo.push('ingress tbf', () => deleteTbfQdisc(host, veth.index));
 }
 
 /** The ifb (with the host veth's MTU and queue length), the redirect to it, and its tbf. */

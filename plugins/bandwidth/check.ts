@@ -2,16 +2,7 @@
 // ("Failed to find qdisc", "Rate doesn't match", …). Unlike the Go 1.1.1 plugin, a config without
 // bandwidth passes instead of panicking, and a non-tbf qdisc in front is no pass either.
 import { CniError, ErrorCode, type CniRequest } from '../../lib/cni-spec/index.ts';
-import {
-  getLinkByName,
-  INGRESS_HANDLE,
-  listQdiscs,
-  Netns,
-  openContainerNetns,
-  readTickInUsec,
-  TC_H_ROOT,
-  type TbfQopt,
-} from '../../lib/linux/index.ts';
+import { getLinkByName, getQdisc, Netns, openContainerNetns, readTickInUsec, TC_H_INGRESS, TC_H_ROOT, type TbfQopt } from '../../lib/linux/index.ts';
 import { planShaping } from './burst-plan.ts';
 import { loadConf, shapesNothing } from './conf.ts';
 import { findHostVeth } from './host-veth.ts';
@@ -32,8 +23,7 @@ export async function cmdCheck(req: CniRequest): Promise<void> {
       const name = ifbName(conf.network, req.containerId);
       const ifb = await getLinkByName(host, name);
       if (!ifb) throw new Error(`get ifb device: Link not found: ${name}`);
-      const onVeth = await listQdiscs(host, veth.index);
-      if (!onVeth.some((q) => q.kind === 'ingress' && q.handle === INGRESS_HANDLE)) throw new Error(`Failed to find ingress qdisc on ${veth.name}`);
+      if ((await getQdisc(host, veth.index, TC_H_INGRESS))?.kind !== 'ingress') throw new Error(`Failed to find ingress qdisc on ${veth.name}`);
       await validateTbf(host, ifb.index, planShaping(conf.egress, veth.mtu, tick));
     }
   } finally {
@@ -43,8 +33,7 @@ export async function cmdCheck(req: CniRequest): Promise<void> {
 }
 
 async function validateTbf(host: Netns, index: number, want: TbfQopt): Promise<void> {
-  const qdiscs = (await listQdiscs(host, index)).filter((q) => q.kind !== 'pfifo_fast');
-  const tbf = qdiscs.find((q) => q.parent === TC_H_ROOT && q.tbf)?.tbf;
+  const tbf = (await getQdisc(host, index, TC_H_ROOT))?.tbf;
   if (!tbf) throw new Error('Failed to find qdisc');
   if (tbf.rate !== want.rate) throw new Error("Rate doesn't match");
   if (tbf.limit !== want.limit) throw new Error("Limit doesn't match");

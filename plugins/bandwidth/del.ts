@@ -3,19 +3,7 @@
 // we remove those too when the veth still exists (with the netns or the veth gone, they are
 // gone with it). Every step runs; failures are reported together.
 import { Failures, type CniRequest } from '../../lib/cni-spec/index.ts';
-import {
-  deleteIngressQdisc,
-  deleteLink,
-  deleteRootQdisc,
-  getLinkByIndex,
-  getLinkByName,
-  INGRESS_HANDLE,
-  listQdiscs,
-  Netns,
-  openContainerNetnsIfExists,
-  TBF_HANDLE,
-  TC_H_ROOT,
-} from '../../lib/linux/index.ts';
+import { deleteIngressQdisc, deleteLink, deleteTbfQdisc, getLinkByName, Netns, openContainerNetnsIfExists } from '../../lib/linux/index.ts';
 import { loadConf } from './conf.ts';
 import { vethPeerIndex } from './host-veth.ts';
 import { ifbName } from './ifb-name.ts';
@@ -39,7 +27,11 @@ export async function cmdDel(req: CniRequest): Promise<void> {
   failures.throwIfAny();
 }
 
-/** Our tbf (1:, root) and the ingress qdisc (ffff:) on the host veth, found from the container side. */
+/**
+ * Our tbf (1:, root) and the ingress qdisc (ffff:) on the host veth, found from the container
+ * side. The kernel deletes the root only if it is a tbf with handle 1:, so another tool's root
+ * qdisc stays; a missing veth or qdisc is done.
+ */
 async function teardownVethQdiscs(host: Netns, req: CniRequest): Promise<void> {
   const pod = openContainerNetnsIfExists(req.netns);
   if (!pod) return;
@@ -49,8 +41,6 @@ async function teardownVethQdiscs(host: Netns, req: CniRequest): Promise<void> {
   } finally {
     pod.close();
   }
-  if (!peer || !(await getLinkByIndex(host, peer))) return;
-  const qdiscs = await listQdiscs(host, peer);
-  if (qdiscs.some((q) => q.kind === 'tbf' && q.parent === TC_H_ROOT && q.handle === TBF_HANDLE)) await deleteRootQdisc(host, peer);
-  if (qdiscs.some((q) => q.kind === 'ingress' && q.handle === INGRESS_HANDLE)) await deleteIngressQdisc(host, peer);
+  if (!peer) return;
+  await Promise.all([deleteTbfQdisc(host, peer), deleteIngressQdisc(host, peer)]);
 }

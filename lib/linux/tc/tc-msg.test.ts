@@ -3,7 +3,7 @@
 // less the 16-byte nlmsghdr (its length, flags and sequence number are the socket's business).
 import t from 'tap';
 import { encodeNewIfb } from './ifb-msg.ts';
-import { encodeDelRootQdisc, encodeIngressQdisc, encodeRedirectFilter, encodeTbfQdisc } from './tc-msg.ts';
+import { encodeDelTbfQdisc, encodeGetQdisc, encodeIngressQdisc, encodeRedirectFilter, encodeTbfQdisc } from './tc-msg.ts';
 
 const hex = (b: Buffer): string => b.toString('hex');
 const RTAB_ATTR = 4 + 1024;
@@ -46,8 +46,16 @@ t.test('ingress: `tc qdisc add dev hv0 handle ffff: ingress`; the same bytes del
   t.equal(hex(encodeIngressQdisc(3)), tcBody(del));
 });
 
-t.test('root qdisc delete: `tc qdisc del dev hv0 root`', async (t) => {
-  t.equal(hex(encodeDelRootQdisc(3)), tcBody('24000000250005009009046b00000000000000000300000000000000ffffffff00000000'));
+t.test('root tbf delete: `tc qdisc del dev hv0 root handle 1:` with the TCA_KIND of `tc qdisc add … tbf`', async (t) => {
+  // tc will not send a kind on delete without tbf options; the kernel then checks the kind.
+  const delRoot = tcBody('24000000250005009009046b00000000000000000300000000000000ffffffff00000000');
+  const withHandle = delRoot.slice(0, 16) + '00000100' + delRoot.slice(24);
+  t.equal(hex(encodeDelTbfQdisc(3)), withHandle + '0800010074626600');
+});
+
+t.test('qdisc get: the tcmsg of `tc qdisc del dev hv0 root` / `… ingress` without kind', async (t) => {
+  t.equal(hex(encodeGetQdisc(3, 0xffffffff)), tcBody('24000000250005009009046b00000000000000000300000000000000ffffffff00000000'));
+  t.equal(hex(encodeGetQdisc(3, 0xfffffff1)), '000000000300000000000000f1ffffff00000000');
 });
 
 t.test('u32 match-all with mirred egress redirect: `tc filter add dev hv0 parent ffff: protocol all prio 1 u32 match u32 0 0 action mirred egress redirect dev bwptest`', async (t) => {

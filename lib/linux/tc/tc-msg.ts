@@ -124,9 +124,17 @@ export function encodeIngressQdisc(ifindex: number): Buffer {
   return Buffer.concat([encodeTcMsg({ ifindex, handle: INGRESS_HANDLE, parent: TC_H_INGRESS }), encodeAttrs([attrString(TCA_KIND, 'ingress')])]);
 }
 
-/** `tc qdisc del dev <ifindex> root` (RTM_DELQDISC). */
-export function encodeDelRootQdisc(ifindex: number): Buffer {
-  return encodeTcMsg({ ifindex, parent: TC_H_ROOT });
+/**
+ * RTM_DELQDISC for the root qdisc only if it is a tbf with handle 1: (the kernel answers EINVAL
+ * when the kind or the handle differs): `tc qdisc del dev <ifindex> root handle 1:` plus TCA_KIND.
+ */
+export function encodeDelTbfQdisc(ifindex: number): Buffer {
+  return Buffer.concat([encodeTcMsg({ ifindex, handle: TBF_HANDLE, parent: TC_H_ROOT }), encodeAttrs([attrString(TCA_KIND, 'tbf')])]);
+}
+
+/** RTM_GETQDISC (no dump) for the qdisc of a link at `parent` (TC_H_ROOT or TC_H_INGRESS). */
+export function encodeGetQdisc(ifindex: number, parent: number): Buffer {
+  return encodeTcMsg({ ifindex, parent });
 }
 
 /** struct tc_u32_sel with one key { mask 0, val 0, off 0, offmask 0 }: matches every packet. */
