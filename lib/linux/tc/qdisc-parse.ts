@@ -1,4 +1,4 @@
-// Qdiscs as the kernel reports them (RTM_NEWQDISC answers to a dump), for CHECK and DEL.
+// Qdiscs as the kernel reports them (RTM_NEWQDISC answers to a get or a dump), for CHECK.
 // Pure: netlink@0.3.0 parses the tcmsg and hands TCA_OPTIONS over raw; we read tbf's.
 import { findAttr } from '../nl-codec.ts';
 
