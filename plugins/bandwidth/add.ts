@@ -1,7 +1,8 @@
 // ADD (reference: cmdAdd in plugins/meta/bandwidth/main.go, v1.9.0): tbf on the host veth for
 // traffic into the container; for traffic out of it, an ifb that receives everything arriving
 // on the host veth (ingress qdisc + u32 match-all + mirred redirect) and shapes it with tbf.
-// Each step registers its undo first: a failing ADD leaves no ifb and no qdisc.
+// Each step registers its undo once it succeeded: a failing ADD removes the ifb and qdiscs it
+// made, and nothing that was there before (an EEXIST is someone else's).
 import { CniError, ErrorCode, UndoStack, type CniRequest, type Result } from '../../lib/cni-spec/index.ts';
 import {
   addIngressQdisc,
