@@ -26,6 +26,13 @@ function withDataDir(list: { plugins: Record<string, unknown>[] }, dataDir: stri
 
 interface IpAddr { ifname: string; addr_info: { local: string; prefixlen: number }[] }
 
+// What a runtime passes for the capabilities a list declares (libcni turns them into each
+// plugin's runtimeConfig): a Kubernetes pod with the 10M bandwidth annotations, as containerd
+// sends them.
+const CAPABILITY_ARGS = {
+  bandwidth: { ingressRate: 10_000_000, ingressBurst: 4_294_967_295, egressRate: 10_000_000, egressBurst: 4_294_967_295 },
+};
+
 // A list that puts pods on a VLAN needs a kernel with bridge VLAN filtering.
 function skipReason(list: { plugins: Record<string, unknown>[] }): string | false {
   if (needsRoot) return needsRoot;
@@ -40,15 +47,23 @@ for (const file of files) {
     const node = await makeNetns(t, 'exnode');
     await run('ip', ['-n', node.name, 'link', 'set', 'lo', 'up']);
     const pod = await makeNetns(t, 'expod');
-    const a = attachment(withDataDir(original, dataDir), { containerId: `ex-${process.pid}`, netns: pod.path, ifname: 'eth0' }, { nodeNetns: node.name });
+    const a = attachment(withDataDir(original, dataDir), { containerId: `ex-${process.pid}`, netns: pod.path, ifname: 'eth0', capabilityArgs: CAPABILITY_ARGS }, { nodeNetns: node.name });
 
     const result = await a.add();
     t.equal(result.cniVersion, a.list.cniVersion, 'ADD result is in the list version');
     const podAddrs = (await ipJson<IpAddr[]>(pod.name, ['addr', 'show'])).flatMap((l) => l.addr_info.map((i) => `${i.local}/${i.prefixlen}`));
     for (const ip of result.ips ?? []) t.ok(podAddrs.includes(ip.address), `pod has ${ip.address}`);
 
+    const shaped = original.plugins.some((p: Record<string, unknown>) => p['type'] === 'bandwidth' && (p['capabilities'] as Record<string, unknown> | undefined)?.['bandwidth'] === true);
+    if (shaped) {
+      const ifb = (result.interfaces as { name: string }[]).at(-1)?.name ?? '';
+      t.match(ifb, /^bwp[0-9a-f]{12}$/, 'the bandwidth capability reached the plugin: an ifb ends the result');
+      const tbf = JSON.parse(await run('tc', ['-n', node.name, '-j', 'qdisc', 'show', 'dev', ifb])) as { kind: string; options: { rate: number } }[];
+      t.match(tbf, [{ kind: 'tbf', options: { rate: 1_250_000 } }], 'egress tbf at 10 Mbit/s');
+    }
     if (hasCheck(a.list.cniVersion)) await t.resolves(a.check(), 'CHECK passes');
     await t.resolves(a.del(), 'DEL succeeds');
+    if (shaped) t.same(JSON.parse(await run('ip', ['-n', node.name, '-j', 'link', 'show', 'type', 'ifb'])), [], 'after DEL no ifb is left');
     const links = (await ipJson<{ ifname: string }[]>(pod.name, ['link', 'show'])).map((l) => l.ifname);
     t.same(links, ['lo'], 'after DEL the pod has only lo');
     const leftovers = readdirSync(dataDir, { recursive: true }).map(String).filter((f) => /\d+\.\d+\.\d+\.\d+$|:/.test(f));

@@ -36,3 +36,5 @@ export { firstHost, maskBytes, networkCidr, nextIp, prefixContains, sameIp } fro
 export { formatMac, isUnicastMac, parseMac } from './mac.ts';
 // Netfilter state owned by the bridge plugin: ipMasq and the MAC spoof check.
 export * from './netfilter/index.ts';
+// Traffic control (bandwidth): tbf/ingress qdiscs, u32+mirred redirect, ifb (our codec: tc/).
+export * from './tc/index.ts';
