@@ -27,7 +27,7 @@ function allocateAll(store: Store, conf: HostLocalConf, containerId: string, ifn
     const at = pending.findIndex((ip) => setContains(set, ip));
     const requested = at < 0 ? undefined : pending.splice(at, 1)[0];
     try {
-      done.push(allocateInSet(store, owned, set, i, containerId, ifname, requested));
+      done.push(allocateInSet(store, { containerId, ifname, owned }, { set, setIndex: i, requested }));
     } catch (err) {
       rollback(store, containerId, ifname, done.length);
       throw new Error(`failed to allocate for range ${i}: ${(err as Error).message}`, { cause: err });

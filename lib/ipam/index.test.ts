@@ -50,6 +50,7 @@ function setup(t: Test): Setup {
   return { ours, theirs, wrapped, probeLog, env: { NODE_OPTIONS: `--require ${probe}`, CNI_TS_NATIVE_DIR: join(dir('state'), 'native') } };
 }
 
+// eslint-disable-next-line @typescript-eslint/max-params -- positional like the CNI_* variables it fills; used as a one-liner in every case
 const req = (s: Setup, dirPath: string, config: Record<string, unknown>, command: Verb, containerId = 'c1'): CniRequest =>
   makeRequest(config, { command, containerId, path: [dirPath], env: s.env });
 

@@ -22,11 +22,11 @@ import { ourIpam, type OurIpam } from './our-plugin.ts';
 import { staticPlugin } from './static.ts';
 
 interface Allocator {
-  add(req: CniRequest): Promise<Result>;
-  del(req: CniRequest): Promise<void>;
-  check(req: CniRequest): Promise<void>;
-  gc?(req: CniRequest): Promise<void>;
-  status?(req: CniRequest): Promise<void>;
+  readonly add: (req: CniRequest) => Promise<Result>;
+  readonly del: (req: CniRequest) => Promise<void>;
+  readonly check: (req: CniRequest) => Promise<void>;
+  readonly gc?: (req: CniRequest) => Promise<void>;
+  readonly status?: (req: CniRequest) => Promise<void>;
 }
 
 const ALLOCATORS: Record<OurIpam, Allocator> = { 'host-local': hostLocalPlugin, static: staticPlugin };

@@ -51,7 +51,7 @@ export async function cmdAdd(req: CniRequest): Promise<Result> {
   const a: Add = { req, conf, masq, host, pod, undo: new UndoStack('bridge') };
   try {
     const bridge = await ensureBridge(host, conf);
-    const pair = await setupPort(host, pod, bridge, portSpec(a), a.undo);
+    const pair = await setupPort({ host, container: pod }, bridge, portSpec(a), a.undo);
     if (conf.macspoofchk) await setupSpoofCheck(a, pair);
     const l3 = conf.ipamType ? await setupL3(a, bridge, pair) : await setupL2(a, pair);
     if (!conf.disableContainerInterface) await waitOperUp(host, pair.host.index);
@@ -92,7 +92,7 @@ async function setupL3(a: Add, bridge: LinkInfo, pair: VethPair): Promise<L3> {
   if (conf.isGateway && plan.gateways.length > 0) {
     const target = conf.vlan !== 0 ? await ensureVlanGateway(host, bridge, conf.vlan, conf.preserveDefaultVlan) : bridge;
     if (target !== bridge) l3.vlanGateway = { name: target.name, mac: target.mac };
-    await setupGateways(host, target, target.mac, plan.gateways, conf.forceAddress);
+    await setupGateways(host, target, { before: target.mac, gateways: plan.gateways, forceAddress: conf.forceAddress });
   }
   if (a.masq) {
     const t = { network: conf.network, containerId: req.containerId, ifname: req.ifname, ips: plan.ips.map((ip) => ip.address) };

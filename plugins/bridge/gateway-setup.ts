@@ -27,7 +27,8 @@ import type { GatewayAddr } from './gateway-plan.ts';
  * addresses stay. Then the link's MAC is set to `pinMac` (see macToPin): a bridge whose MAC
  * was never set follows its lowest port MAC as ports churn.
  */
-export async function ensureGatewayAddr(host: Netns, link: LinkInfo, pinMac: Buffer | undefined, gw: GatewayAddr, forceAddress: boolean): Promise<void> {
+export async function ensureGatewayAddr(host: Netns, link: LinkInfo, gw: GatewayAddr, opts: { pinMac: Buffer | undefined; forceAddress: boolean }): Promise<void> {
+  const { pinMac, forceAddress } = opts;
   const want = parseCidr(gw.cidr);
   if (!want) throw new TypeError(`invalid gateway ${gw.cidr}`);
   for (const a of await listAddresses(host, { index: link.index, family: gw.family })) {
@@ -80,11 +81,18 @@ async function macToPin(host: Netns, link: LinkInfo, before: string): Promise<Bu
   return now && isUnicastMac(now) ? now : undefined;
 }
 
-export async function setupGateways(host: Netns, link: LinkInfo, before: string, gateways: readonly GatewayAddr[], forceAddress: boolean): Promise<void> {
+/** `before` is the link's MAC as first seen (see macToPin). */
+export interface GatewaySetup {
+  readonly before: string;
+  readonly gateways: readonly GatewayAddr[];
+  readonly forceAddress: boolean;
+}
+
+export async function setupGateways(host: Netns, link: LinkInfo, { before, gateways, forceAddress }: GatewaySetup): Promise<void> {
   const pinMac = await macToPin(host, link, before);
   for (const gw of gateways) {
     try {
-      await ensureGatewayAddr(host, link, pinMac, gw, forceAddress);
+      await ensureGatewayAddr(host, link, gw, { pinMac, forceAddress });
     } catch (err) {
       throw new Error(`failed to set bridge addr: ${errorText(err)}`, { cause: err });
     }

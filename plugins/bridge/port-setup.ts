@@ -59,7 +59,7 @@ export async function configurePort(host: Netns, port: LinkInfo, spec: PortSpec)
  * removal on `undo` (deleting the host end takes the container end with it), then sets the
  * port up as configured.
  */
-export async function setupPort(host: Netns, container: Netns, bridge: LinkInfo, spec: PortSpec, undo: UndoStack): Promise<VethPair> {
+export async function setupPort({ host, container }: { host: Netns; container: Netns }, bridge: LinkInfo, spec: PortSpec, undo: UndoStack): Promise<VethPair> {
   const mac = spec.mac === undefined ? undefined : parseMac(spec.mac);
   const pair = await setupVeth(host, container, {
     ifname: spec.ifname,
