@@ -173,3 +173,10 @@ t.test('DEL/CHECK still load what ADD would refuse, so they can clean up', async
   t.notOk('mac' in c);
   t.throws(() => loadConf(req({ vlan: 9999 })), { code: 7 }, 'VLAN errors fail every verb, as in the reference');
 });
+
+t.test('ipam.type is resolved here, once, with Go key folding; none or empty is L2 mode', async (t) => {
+  t.equal(add({ ipam: { type: 'host-local' } }).ipamType, 'host-local');
+  t.equal(add({ IPAM: { TYPE: 'static' } }).ipamType, 'static');
+  t.equal(add({ ipam: {} }).ipamType, undefined);
+  t.equal(add({}).ipamType, undefined);
+});
