@@ -16,9 +16,9 @@ import {
   type CniRequest,
   type Result,
 } from '../cni-spec/index.ts';
-import { hostLocalPlugin } from './host-local.ts';
+import * as hostLocal from './host-local.ts';
 import { ourIpam, type OurIpam } from './our-plugin.ts';
-import { staticPlugin } from './static.ts';
+import * as staticIpam from './static.ts';
 
 interface Allocator {
   readonly add: (req: CniRequest) => Promise<Result>;
@@ -28,7 +28,10 @@ interface Allocator {
   readonly status?: (req: CniRequest) => Promise<void>;
 }
 
-const ALLOCATORS: Record<OurIpam, Allocator> = { 'host-local': hostLocalPlugin, static: staticPlugin };
+const ALLOCATORS: Record<OurIpam, Allocator> = {
+  'host-local': { add: hostLocal.cmdAdd, del: hostLocal.cmdDel, check: hostLocal.cmdCheck, gc: hostLocal.cmdGc, status: hostLocal.cmdStatus },
+  static: { add: staticIpam.cmdAdd, del: staticIpam.cmdDel, check: staticIpam.cmdCheck },
+};
 
 type Target = { type: string; inProcess?: Allocator };
 

@@ -1,6 +1,6 @@
 // Gateway addresses on the bridge (or the VLAN gateway interface) and IP forwarding
 // (plugins.md §1.1 isGateway/forceAddress, §1.9).
-import { errorText } from '../../lib/cni-spec/index.ts';
+import { cidrBytes, errorText, prefixContains, type IpFamily } from '../../lib/cni-spec/index.ts';
 import {
   addAddress,
   delAddress,
@@ -8,13 +8,10 @@ import {
   isExists,
   isUnicastMac,
   listAddresses,
-  parseCidr,
   parseMac,
-  prefixContains,
   readSysctl,
   setLinkMac,
   writeSysctl,
-  type IpFamily,
   type LinkInfo,
   type Netns,
 } from '../../lib/linux/index.ts';
@@ -29,10 +26,10 @@ import type { GatewayAddr } from './gateway-plan.ts';
  */
 export async function ensureGatewayAddr(host: Netns, link: LinkInfo, gw: GatewayAddr, opts: { pinMac: Buffer | undefined; forceAddress: boolean }): Promise<void> {
   const { pinMac, forceAddress } = opts;
-  const want = parseCidr(gw.cidr);
+  const want = cidrBytes(gw.cidr);
   if (!want) throw new TypeError(`invalid gateway ${gw.cidr}`);
   for (const a of await listAddresses(host, { index: link.index, family: gw.family })) {
-    const have = parseCidr(`${a.address}/${a.prefixLen}`);
+    const have = cidrBytes(`${a.address}/${a.prefixLen}`);
     if (!have) continue;
     if (have.bytes.equals(want.bytes) && have.prefixLen === want.prefixLen) return;
     if (gw.family === 4 || prefixContains(have, want.bytes) || prefixContains(want, have.bytes)) {
