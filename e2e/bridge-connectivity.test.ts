@@ -18,7 +18,7 @@ t.test(`[${impl.label}] two pods ping each other and the gateway over IPv4 and I
   const [ra, rb] = await Promise.all([addPod(dir, node.name, conf, a), addPod(dir, node.name, conf, b)]);
   const ipa = addrs(ra);
   const ipb = addrs(rb);
-  t.ok(ipa.v4 && ipa.v6 && ipb.v4 && ipb.v6, `each pod got an IPv4 and an IPv6 address: ${ipa.all} / ${ipb.all}`);
+  t.ok(ipa.v4 && ipa.v6 && ipb.v4 && ipb.v6, `each pod got an IPv4 and an IPv6 address: ${ipa.all.join(' ')} / ${ipb.all.join(' ')}`);
   t.not(ipa.v4, ipb.v4, 'distinct IPv4 addresses');
   t.not(ipa.v6, ipb.v6, 'distinct IPv6 addresses');
   t.match(ra.ips, [{ gateway: POD_V4.gateway }, { gateway: POD_V6.gateway }], 'the result names the gateways');

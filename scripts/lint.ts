@@ -30,7 +30,7 @@ function* files(dir: string): Generator<string> {
 
 const problems: string[] = [];
 for (const top of ['lib', 'plugins', 'tools', 'e2e', 'bench', 'scripts']) {
-  let list: string[] = [];
+  let list: string[];
   try {
     list = [...files(join(root, top))];
   } catch {

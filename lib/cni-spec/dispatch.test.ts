@@ -78,6 +78,7 @@ async function run(opts: {
   return { code, stdout, stderr, writes, json, calls, stdinReads };
 }
 
+// eslint-disable-next-line @typescript-eslint/max-params -- an assertion in t.match's argument order; 31 call sites read as a table
 function expectError(t: Test, r: Run, code: number, msg: string | RegExp, details?: string): void {
   t.equal(r.code, 1, 'exit code 1');
   t.equal(r.writes, 1, 'one write to stdout');
@@ -247,7 +248,11 @@ t.test('handler errors', async (t) => {
   t.equal(typed.code, 1);
   t.same(typed.json, { code: 11, msg: 'try again later', details: 'lock busy' });
   t.equal(typed.stdout, '{\n    "code": 11,\n    "msg": "try again later",\n    "details": "lock busy"\n}', 'pretty-printed like Go, no trailing newline');
-  const thrown = await run({ spec: { add: () => { throw 'not an error'; } } });
+  const throwsNonError = (): never => {
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- the case under test: a handler throwing a non-Error
+    throw 'not an error';
+  };
+  const thrown = await run({ spec: { add: throwsNonError } });
   t.match(thrown.json, { code: 999, msg: 'not an error' }, 'even a synchronous throw of a non-Error');
   const stdoutFails = await runPlugin(
     { about: '', versions: ALL_VERSIONS, add: async () => RESULT, del: async () => {} },

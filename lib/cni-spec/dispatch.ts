@@ -57,8 +57,7 @@ function parsePrevResult(raw: unknown, version: string): Result | undefined {
 }
 
 function handlerFor(spec: PluginSpec, command: Verb): ((req: CniRequest) => Promise<unknown>) | undefined {
-  const h = { ADD: spec.add, DEL: spec.del, CHECK: spec.check, GC: spec.gc, STATUS: spec.status }[command];
-  return h?.bind(spec);
+  return { ADD: spec.add, DEL: spec.del, CHECK: spec.check, GC: spec.gc, STATUS: spec.status }[command];
 }
 
 /** The text for stdout on success ('' for nothing); throws on any failure. */

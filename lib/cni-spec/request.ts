@@ -27,11 +27,12 @@ export interface CniRequest {
 export interface PluginSpec {
   about: string;
   versions: readonly CniVersion[];
-  add(req: CniRequest): Promise<Result>;
-  del(req: CniRequest): Promise<void>;
-  check?(req: CniRequest): Promise<void>;
-  status?(req: CniRequest): Promise<void>;
-  gc?(req: CniRequest): Promise<void>;
+  // Plain functions, not methods: the dispatcher calls them detached from the spec.
+  add: (req: CniRequest) => Promise<Result>;
+  del: (req: CniRequest) => Promise<void>;
+  check?: (req: CniRequest) => Promise<void>;
+  status?: (req: CniRequest) => Promise<void>;
+  gc?: (req: CniRequest) => Promise<void>;
 }
 
 export interface PluginIO {

@@ -6,7 +6,7 @@ import { CniError, ErrorCode } from './errors.ts';
 import { goQuote } from './go-json.ts';
 import { cleanDNS, cleanIP, cleanInterface, cleanRoute, type Loosely } from './result-clean.ts';
 import type { DNS, Result } from './result.ts';
-import { resultSchema, type Raw020, type Raw040, type Raw100 } from './result-schema.ts';
+import { resultSchema, type Raw020, type Raw040 } from './result-schema.ts';
 import { validate } from './schema.ts';
 import { DEFAULT_VERSION, FAMILY_VERSIONS, resultFamily } from './versions.ts';
 
@@ -86,10 +86,10 @@ export function parseResult(raw: unknown, configVersion: string): Result {
   }
   switch (family) {
     case '020':
-      return from020(parsed.value as Raw020);
+      return from020(parsed.value);
     case '040':
-      return from040(parsed.value as Raw040);
+      return from040(parsed.value);
     case '100':
-      return from100(parsed.value as Raw100);
+      return from100(parsed.value);
   }
 }

@@ -19,20 +19,27 @@ export function ownedBy(all: readonly Allocation[], containerId: string, ifname:
   return all.filter((a) => a.key === key || a.key === legacy);
 }
 
+/** The attachment asking, and the addresses it already holds. */
+export interface Claimant {
+  readonly containerId: string;
+  readonly ifname: string;
+  readonly owned: readonly Allocation[];
+}
+
+/** One range set (by its index in the config) and the address requested in it, if any. */
+export interface SetRequest {
+  readonly set: RangeSet;
+  readonly setIndex: number;
+  readonly requested: Addr | undefined;
+}
+
 /**
  * One address from `set` for the attachment: the requested one (never the gateway), or the
  * next free one in round-robin order. An attachment already holding an address of this set
  * gets an error rather than a second one (the spec forbids duplicate allocation).
  */
-export function allocateInSet(
-  store: Store,
-  owned: readonly Allocation[],
-  set: RangeSet,
-  setIndex: number,
-  containerId: string,
-  ifname: string,
-  requested: Addr | undefined,
-): Allocated {
+export function allocateInSet(store: Store, who: Claimant, { set, setIndex, requested }: SetRequest): Allocated {
+  const { containerId, ifname, owned } = who;
   if (requested !== undefined) {
     const range = rangeFor(set, requested);
     if (range === undefined) throw new Error(`${formatAddr(requested)} not in range set ${formatRangeSet(set)}`);

@@ -70,7 +70,6 @@ function buildSchema() {
 }
 
 let schema: ReturnType<typeof buildSchema> | undefined;
-type Raw = z.output<ReturnType<typeof buildSchema>>;
 
 /** The kernel's dev_valid_name, so a bad name is a config error rather than a half-done ADD. */
 export function isValidIfName(name: string): boolean {

@@ -5,5 +5,5 @@ import { loadConf } from './conf.ts';
 
 export async function cmdStatus(req: CniRequest): Promise<void> {
   const conf = loadConf(req);
-  if (conf.ipamType) await ipamStatus(req);
+  if (conf.ipamType) await ipamStatus(conf.ipamType, req);
 }

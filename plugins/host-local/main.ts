@@ -4,14 +4,14 @@
 // Beyond the reference: GC releases allocations of attachments the runtime no longer lists,
 // and STATUS reports code 50 when a range set has no free address.
 import { ALL_VERSIONS, cniMain } from '../../lib/cni-spec/index.ts';
-import { hostLocalPlugin } from '../../lib/ipam/host-local.ts';
+import { cmdAdd, cmdCheck, cmdDel, cmdGc, cmdStatus } from '../../lib/ipam/host-local.ts';
 
 cniMain({
   about: 'CNI host-local plugin (cni-ts v0.1.0)',
   versions: ALL_VERSIONS,
-  add: hostLocalPlugin.add,
-  del: hostLocalPlugin.del,
-  check: hostLocalPlugin.check,
-  gc: hostLocalPlugin.gc,
-  status: hostLocalPlugin.status,
+  add: cmdAdd,
+  del: cmdDel,
+  check: cmdCheck,
+  gc: cmdGc,
+  status: cmdStatus,
 });

@@ -10,7 +10,14 @@ function cacheFile(dir: string, network: string, conf: RuntimeConf): string {
   return join(dir, 'results', `${network}-${conf.containerId}-${conf.ifname}`);
 }
 
-export function saveResult(dir: string, network: string, configBytes: Buffer, conf: RuntimeConf, result: unknown): void {
+/** What libcni caches after ADD: the network's config as given, and the result. */
+export interface CachedAdd {
+  readonly network: string;
+  readonly configBytes: Buffer;
+  readonly result: unknown;
+}
+
+export function saveResult(dir: string, conf: RuntimeConf, { network, configBytes, result }: CachedAdd): void {
   const file = cacheFile(dir, network, conf);
   mkdirSync(join(dir, 'results'), { recursive: true, mode: 0o700 });
   const entry = {

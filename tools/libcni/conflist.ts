@@ -38,7 +38,7 @@ function selectVersion(raw: Record<string, unknown>): string {
       throw new ConfigListError('error parsing configuration list: cniVersions must be a list of strings');
     }
     // Versions newer than what we implement are ignored, as libcni does.
-    candidates.push(...listed.filter((v: string) => compareVersions(v, NEWEST) <= 0));
+    candidates.push(...(listed as string[]).filter((v) => compareVersions(v, NEWEST) <= 0));
   }
   if (candidates.length === 0) return '0.1.0';
   return candidates.reduce((a, b) => (compareVersions(a, b) >= 0 ? a : b));
