@@ -25,7 +25,7 @@ interface Subject {
 
 function sh(cmd: string, args: string[]): void {
   const r = spawnSync(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')}: ${r.stderr}`);
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')}: ${r.stderr.toString()}`);
 }
 
 const env = (command: string, pod: string) => ({
@@ -64,8 +64,8 @@ function cycle(s: Subject, round: number | 'warm'): void {
   try {
     const conf = bandwidthConf(pod, hostVeth);
     const wrap = ['netns', 'exec', node, s.file];
-    const add = timeRun(`${s.label} ADD`, 'ip', wrap, env('ADD', pod), conf);
-    const del = timeRun(`${s.label} DEL`, 'ip', wrap, env('DEL', pod), conf);
+    const add = timeRun({ what: `${s.label} ADD`, cmd: 'ip', args: wrap, env: env('ADD', pod), input: conf });
+    const del = timeRun({ what: `${s.label} DEL`, cmd: 'ip', args: wrap, env: env('DEL', pod), input: conf });
     if (round !== 'warm') {
       s.add.push(add);
       s.del.push(del);
@@ -82,7 +82,13 @@ function loopbackOnce(round: number | 'warm'): void {
   const pod = `cnits-bwbench-${tag}-lo-${round}`;
   sh('ip', ['netns', 'add', pod]);
   try {
-    const ms = timeRun('loopback ADD', 'ip', ['netns', 'exec', node, loopback], env('ADD', pod), JSON.stringify({ cniVersion: '1.0.0', name: 'lo', type: 'loopback' }));
+    const ms = timeRun({
+      what: 'loopback ADD',
+      cmd: 'ip',
+      args: ['netns', 'exec', node, loopback],
+      env: env('ADD', pod),
+      input: JSON.stringify({ cniVersion: '1.0.0', name: 'lo', type: 'loopback' }),
+    });
     if (round !== 'warm') loopbackAdd.push(ms);
   } finally {
     spawnSync('ip', ['netns', 'del', pod]);

@@ -1,9 +1,11 @@
 // Layering rules (docs/architecture.md#import-rules), checked on every import:
 //   lib/cni-spec  knows nothing of Linux;
 //   plugins/*     reach the kernel only through lib/linux (no netlink, child_process or addon);
-//   stdout belongs to the CNI result, so no console.log outside tools, tests and scripts.
+//   stdout belongs to the CNI result, so no console.log outside tools, tests and scripts;
+//   no import cycles among our modules (scripts/import-cycles.ts).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { findCycles, valueImports } from './import-cycles.ts';
 
 const root = join(import.meta.dirname, '..');
 
@@ -29,6 +31,7 @@ function* files(dir: string): Generator<string> {
 }
 
 const problems: string[] = [];
+const imports = new Map<string, string[]>();
 for (const top of ['lib', 'plugins', 'tools', 'e2e', 'bench', 'scripts']) {
   let list: string[];
   try {
@@ -38,7 +41,9 @@ for (const top of ['lib', 'plugins', 'tools', 'e2e', 'bench', 'scripts']) {
   }
   for (const file of list) {
     const rel = relative(root, file);
-    const lines = readFileSync(file, 'utf8').split('\n');
+    const source = readFileSync(file, 'utf8');
+    imports.set(rel, valueImports(rel, source));
+    const lines = source.split('\n');
     lines.forEach((line, i) => {
       for (const r of rules) {
         if (r.where.test(rel) && r.forbid.test(line)) problems.push(`${rel}:${i + 1}: ${r.why}: ${line.trim()}`);
@@ -50,6 +55,8 @@ for (const top of ['lib', 'plugins', 'tools', 'e2e', 'bench', 'scripts']) {
     });
   }
 }
+
+for (const cycle of findCycles(imports)) problems.push(`import cycle: ${[...cycle, cycle[0]].join(' → ')}`);
 
 if (problems.length > 0) {
   process.stderr.write(`${problems.join('\n')}\n${problems.length} lint problem(s)\n`);

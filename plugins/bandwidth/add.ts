@@ -32,11 +32,11 @@ export async function cmdAdd(req: CniRequest): Promise<Result> {
   const undo = new UndoStack('bandwidth');
   try {
     const veth = await findHostVeth(host, pod, req.ifname, prev.interfaces ?? []);
-    const tick = readTickInUsec();
+    const at: HostVeth = { host, veth, tick: readTickInUsec(), undo };
     // The two directions touch different qdiscs: their requests go out together.
     const [, ifb] = await allOrFirstError([
-      conf.ingress && shapeIngress(host, veth, conf.ingress, tick, undo),
-      conf.egress && shapeEgress(host, veth, conf, conf.egress, req.containerId, tick, undo),
+      conf.ingress && shapeIngress(at, conf.ingress),
+      conf.egress && shapeEgress(at, conf.egress, ifbSpecOf(conf, req.containerId, veth)),
     ] as const);
     return { ...prev, interfaces: [...(prev.interfaces ?? []), ...(ifb ? [ifb] : [])] };
   } catch (err) {
@@ -48,17 +48,28 @@ export async function cmdAdd(req: CniRequest): Promise<Result> {
   }
 }
 
+/** Where shaping happens: the pod's host veth in the node, the psched clock, the ADD's undo stack. */
+interface HostVeth {
+  readonly host: Netns;
+  readonly veth: LinkInfo & { txqlen: number };
+  readonly tick: number;
+  readonly undo: UndoStack;
+}
+
+/** The ifb of this attachment, with the host veth's MTU and queue length. */
+function ifbSpecOf(conf: BandwidthConf, containerId: string, veth: HostVeth['veth']) {
+  return { name: ifbName(conf.network, containerId), mtu: veth.mtu, ...(veth.txqlen ? { txqlen: veth.txqlen } : {}), alias: ifbAlias(conf.network) };
+}
+
 /** tbf as the host veth's root qdisc: what leaves the host veth enters the container. */
-async function shapeIngress(host: Netns, veth: LinkInfo, s: Shaping, tick: number, undo: UndoStack): Promise<void> {
+async function shapeIngress({ host, veth, tick, undo }: HostVeth, s: Shaping): Promise<void> {
   // Undo steps are registered once their step succeeded: an EEXIST means the qdisc is not ours.
   await wrap('create qdisc', addTbf(host, veth.index, planShaping(s, veth.mtu, tick)));
   undo.push('ingress tbf', () => deleteTbfQdisc(host, veth.index));
 }
 
-/** The ifb (with the host veth's MTU and queue length), the redirect to it, and its tbf. */
-async function shapeEgress(host: Netns, veth: LinkInfo & { txqlen: number }, conf: BandwidthConf, s: Shaping, containerId: string, tick: number, undo: UndoStack) {
-  const name = ifbName(conf.network, containerId);
-  const ifbSpec = { name, mtu: veth.mtu, ...(veth.txqlen ? { txqlen: veth.txqlen } : {}), alias: ifbAlias(conf.network) };
+/** The ifb, the redirect to it, and its tbf. */
+async function shapeEgress({ host, veth, tick, undo }: HostVeth, s: Shaping, ifbSpec: ReturnType<typeof ifbSpecOf>) {
   // The ifb and the veth's ingress qdisc do not depend on each other; the filter and the ifb's
   // tbf need both. Each undo is registered once its own step succeeded.
   const [ifb] = await allOrFirstError([

@@ -2,9 +2,10 @@ import t, { type Test } from 'tap';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type * as Exec from './exec.ts';
 
 // lookPath caches per process, so each case gets a fresh copy of the module.
-const freshLookPath = async (t: Test) => (await t.mockImport<typeof import('./exec.ts')>('./exec.ts')).lookPath;
+const freshLookPath = async (t: Test) => (await t.mockImport<typeof Exec>('./exec.ts')).lookPath;
 
 function withPath<T>(value: string | undefined, f: () => T): T {
   const saved = process.env['PATH'];

@@ -20,9 +20,9 @@ export function parsePsched(text: string): number {
   if (parts.length < 3 || parts.slice(0, 3).some((v) => !Number.isFinite(v) || v <= 0)) {
     throw new Error(`unexpected /proc/net/psched contents: ${JSON.stringify(text)}`);
   }
-  let [t2us, us2t, clockRes] = parts as [number, number, number];
+  const [t2usRead, us2t, clockRes] = parts as [number, number, number];
   // A 1 GHz clock resolution means the kernel's ns clock: t2us is then the us2t value (tc_core.c).
-  if (clockRes === 1_000_000_000) t2us = us2t;
+  const t2us = clockRes === 1_000_000_000 ? us2t : t2usRead;
   const clockFactor = clockRes / TIME_UNITS_PER_SEC;
   return (t2us / us2t) * clockFactor;
 }

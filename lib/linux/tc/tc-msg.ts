@@ -1,6 +1,6 @@
 // RTM_NEWQDISC / RTM_DELQDISC / RTM_NEWTFILTER payloads (struct tcmsg + attributes) for the
 // bandwidth plugin: a tbf root qdisc, the ingress qdisc, and a u32 match-all filter whose mirred
-// action redirects to an ifb. netlink@0.3.0 has no encoders for tc options (DESIGN.md §3).
+// action redirects to an ifb. netlink@0.3.0 has no encoders for tc options.
 // Pure; the numbers are from include/uapi/linux/{pkt_sched,pkt_cls,rtnetlink}.h and
 // tc_act/tc_mirred.h. Each encoder is checked byte for byte against iproute2's `tc` in
 // tc-msg.test.ts.
