@@ -13,9 +13,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 [ "$(id -u)" -eq 0 ] || { echo "the demo creates network namespaces: run it as root" >&2; exit 1; }
-for tool in ip iperf3 node; do
-  command -v "$tool" >/dev/null || { echo "the demo needs $tool (Debian: iproute2, iperf3)" >&2; exit 1; }
-done
+# iproute2, iperf3, iptables/nftables: installed when missing, as `npm test` does.
+bash scripts/prereqs.sh --packages || { echo "demo: a Debian package it needs is missing (named above)" >&2; exit 1; }
 
 failed=0
 ok() { printf '  \342\234\223 %s\n' "$*"; }

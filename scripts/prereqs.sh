@@ -8,6 +8,7 @@
 # skip: this script then exits 1 with a line "prerequisite missing: …" on stderr.
 # Without root nothing is installed: the e2e tests skip as "not root", and the packages that
 # unit tests need must already be there. cnitool is only used as root, so only built as root.
+# `--packages`: only the Debian packages (what the demo needs).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,6 +29,8 @@ if [ "${#absent[@]}" -gt 0 ]; then
   apt-get install -y -qq --no-install-recommends "${absent[@]}" >&2 \
     || missing "Debian packages ${absent[*]}: apt-get install failed"
 fi
+
+[ "${1:-}" = --packages ] && exit 0
 
 cnitool=${CNITOOL:-$PWD/.cache/cnitool}
 if [ "$(id -u)" -eq 0 ] && [ ! -x "$cnitool" ]; then
