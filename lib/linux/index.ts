@@ -36,3 +36,5 @@ export { firstHost, maskBytes, networkCidr, nextIp, prefixContains, sameIp } fro
 export { formatMac, isUnicastMac, parseMac } from './mac.ts';
 // Netfilter state owned by the bridge plugin: ipMasq and the MAC spoof check.
 export * from './netfilter/index.ts';
+export { deleteConntrackByDstPort } from './conntrack.ts';
+export { routeInterface } from './route-get.ts';

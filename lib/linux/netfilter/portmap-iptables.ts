@@ -1,0 +1,47 @@
+// The portmap iptables executor: per family at most one iptables-restore for an ADD of a new
+// container (blind), else one iptables-save and one restore; DEL reads and writes once per family.
+import { readNat, readPlanApply, restore } from './masq-iptables.ts';
+import {
+  checkIptablesPortmap,
+  planIptablesPortmapCreate,
+  planIptablesPortmapSetup,
+  planIptablesPortmapTeardown,
+  portmapChains,
+  selectIptablesPortmapGcChains,
+} from './portmap-iptables-plan.ts';
+import type { ContainerAddr, PortmapTarget } from './portmap-spec.ts';
+import { settleAll } from './settle.ts';
+
+type Family = 4 | 6;
+
+export async function setupPortmapIptables(t: PortmapTarget, addrs: readonly ContainerAddr[]): Promise<void> {
+  await settleAll(
+    addrs.map(async (addr) => {
+      try {
+        // The common case: a new container on a node where the shared chains exist.
+        return await restore(addr.family, planIptablesPortmapCreate(t, addr));
+      } catch {
+        await readPlanApply(addr.family, (saved) => planIptablesPortmapSetup(saved, t, addr));
+      }
+    }),
+  );
+}
+
+export async function teardownPortmapIptables(network: string, containerId: string, families: readonly Family[]): Promise<void> {
+  const chains = portmapChains(network, containerId);
+  await settleAll(families.map((f) => readPlanApply(f, (saved) => planIptablesPortmapTeardown(saved, chains))));
+}
+
+/** Throws the first problem found, family by family. */
+export async function checkPortmapIptables(t: PortmapTarget, addrs: readonly ContainerAddr[]): Promise<void> {
+  for (const addr of addrs) {
+    const problem = checkIptablesPortmap(await readNat(addr.family), t, addr);
+    if (problem !== undefined) throw new Error(`could not check ipv${addr.family} dnat: ${problem}`);
+  }
+}
+
+export async function gcPortmapIptables(network: string, validIds: ReadonlySet<string>, families: readonly Family[]): Promise<void> {
+  await settleAll(
+    families.map((f) => readPlanApply(f, (saved) => planIptablesPortmapTeardown(saved, selectIptablesPortmapGcChains(saved, network, validIds)))),
+  );
+}
