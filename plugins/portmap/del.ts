@@ -1,0 +1,18 @@
+// DEL (plugins.md §2.5): needs neither prevResult nor the netns. Without mappings nothing
+// runs (the reference's fix for iptables lock contention, plugins#510); with them, both
+// backends and both families are cleaned, then stale UDP conntrack entries go.
+import { Failures, type CniRequest } from '../../lib/cni-spec/index.ts';
+import { teardownPortmap } from '../../lib/linux/index.ts';
+import { loadConf } from './conf.ts';
+import { flushStaleUdp } from './side-effects.ts';
+
+const log = (line: string): void => void process.stderr.write(`${line}\n`);
+
+export async function cmdDel(req: CniRequest): Promise<void> {
+  const { target } = loadConf(req);
+  if (target.mappings.length === 0) return;
+  const failures = new Failures();
+  await failures.attempt(() => teardownPortmap(target.network, target.containerId));
+  await failures.attempt(() => flushStaleUdp(target, [4, 6], log));
+  failures.throwIfAny();
+}
