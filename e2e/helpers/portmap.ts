@@ -92,7 +92,7 @@ export async function iptablesPortmapOf(node: string, network: string, container
   const chain = portmapDnatChainName(network, containerId);
   const saves = await Promise.all(['iptables-save', 'ip6tables-save'].map((s) => nsExec(node, s, ['-t', 'nat'])));
   for (const s of saves) if (s.code !== 0) throw new Error(`iptables-save failed: ${s.stderr}`);
-  return saves.flatMap((s) => s.stdout.split('\n').filter((l) => l.includes(chain) || l.includes(`id: \\"${containerId}\\"`)));
+  return saves.flatMap((s) => s.stdout.split('\n').filter((l) => l.includes(chain) || l.includes(`dnat name: \\"${network}\\" id: \\"${containerId}\\"`)));
 }
 
 /** nft rules (both families) commented with the container id. */
