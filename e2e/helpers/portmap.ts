@@ -52,7 +52,8 @@ c.on('timeout', () => process.exit(2)); c.on('error', (e) => { process.stderr.wr
 const UDP_CLIENT = `
 const host = process.argv[1]; const u = require('dgram').createSocket(host.includes(':') ? 'udp6' : 'udp4');
 u.on('message', (m) => { process.stdout.write(String(m)); process.exit(0); });
-const t = setInterval(() => u.send('?', Number(process.argv[2]), host), 300);
+const go = () => { const t = setInterval(() => u.send('?', Number(process.argv[2]), host), 300); };
+if (process.argv[3]) u.bind(Number(process.argv[3]), go); else go();
 setTimeout(() => process.exit(2), 1500);
 `;
 
@@ -81,9 +82,9 @@ export async function tcpAnswer(from: string, addr: string, port: number): Promi
   return r.code === 0 ? r.stdout.trim() : '';
 }
 
-/** Who answers a UDP datagram from `from` to addr:port; '' when nobody does. */
-export async function udpAnswer(from: string, addr: string, port: number): Promise<string> {
-  const r = await nsExec(from, 'env', ['-i', CLEAN_PATH, process.execPath, '-e', UDP_CLIENT, addr, String(port)]);
+/** Who answers a UDP datagram from `from` to addr:port (from source port `sport`, if given); '' when nobody does. */
+export async function udpAnswer(from: string, addr: string, port: number, sport?: number): Promise<string> {
+  const r = await nsExec(from, 'env', ['-i', CLEAN_PATH, process.execPath, '-e', UDP_CLIENT, addr, String(port), ...(sport ? [String(sport)] : [])]);
   return r.code === 0 ? r.stdout.trim() : '';
 }
 
