@@ -11,6 +11,14 @@ import { makeNetns } from './helpers/netns.ts';
 import { impl } from './helpers/impl.ts';
 import { tempDir } from './helpers/plugins.ts';
 import { ipJson, needsRoot, run } from './helpers/sh.ts';
+import { portmapRulesOf, startNamedServer, tcpAnswer } from './helpers/portmap.ts';
+
+// What a runtime passes for the capabilities a list declares (libcni turns them into runtimeConfig).
+const HOST_PORT = 18080;
+function capabilityArgs(list: { plugins: Record<string, unknown>[] }): Record<string, unknown> | undefined {
+  const wants = (cap: string) => list.plugins.some((p) => (p['capabilities'] as Record<string, unknown> | undefined)?.[cap] === true);
+  return wants('portMappings') ? { portMappings: [{ hostPort: HOST_PORT, containerPort: 80, protocol: 'tcp' }] } : undefined;
+}
 
 const dir = resolve(import.meta.dirname, '..', 'conf-examples');
 const files = readdirSync(dir).filter((f) => f.endsWith('.conflist'));
@@ -40,15 +48,24 @@ for (const file of files) {
     const node = await makeNetns(t, 'exnode');
     await run('ip', ['-n', node.name, 'link', 'set', 'lo', 'up']);
     const pod = await makeNetns(t, 'expod');
-    const a = attachment(withDataDir(original, dataDir), { containerId: `ex-${process.pid}`, netns: pod.path, ifname: 'eth0' }, { nodeNetns: node.name });
+    const caps = capabilityArgs(original);
+    const containerId = `ex-${process.pid}`;
+    const a = attachment(withDataDir(original, dataDir), { containerId, netns: pod.path, ifname: 'eth0', ...(caps && { capabilityArgs: caps }) }, { nodeNetns: node.name });
 
     const result = await a.add();
     t.equal(result.cniVersion, a.list.cniVersion, 'ADD result is in the list version');
     const podAddrs = (await ipJson<IpAddr[]>(pod.name, ['addr', 'show'])).flatMap((l) => l.addr_info.map((i) => `${i.local}/${i.prefixlen}`));
     for (const ip of result.ips ?? []) t.ok(podAddrs.includes(ip.address), `pod has ${ip.address}`);
 
+    if (caps) {
+      // The node reaches the pod through the hostPort on its own gateway address.
+      const gateway = (result.ips ?? [])[0]?.gateway as string;
+      await startNamedServer(t, pod.name, 'pod', 80, 81);
+      t.equal(await tcpAnswer(node.name, gateway, HOST_PORT), 'pod', `hostPort ${HOST_PORT} on ${gateway} reaches the pod`);
+    }
     if (compareVersions(a.list.cniVersion, '0.4.0') >= 0) await t.resolves(a.check(), 'CHECK passes');
     await t.resolves(a.del(), 'DEL succeeds');
+    if (caps) t.same(await portmapRulesOf(node.name, a.list.name, containerId), [], 'after DEL no port mapping rule is left');
     const links = (await ipJson<{ ifname: string }[]>(pod.name, ['link', 'show'])).map((l) => l.ifname);
     t.same(links, ['lo'], 'after DEL the pod has only lo');
     const leftovers = readdirSync(dataDir, { recursive: true }).map(String).filter((f) => /\d+\.\d+\.\d+\.\d+$|:/.test(f));
