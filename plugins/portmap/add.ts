@@ -15,8 +15,9 @@ export async function cmdAdd(req: CniRequest): Promise<Result> {
   if (target.mappings.length === 0 || addrs.length === 0) return prev;
   const undo = new UndoStack('portmap');
   try {
-    undo.push('port mapping rules', () => teardownPortmap(target.network, target.containerId));
-    await setupPortmap(conf.backend(), target, addrs);
+    const backend = conf.backend();
+    undo.push('port mapping rules', () => teardownPortmap(target.network, target.containerId, { backend }));
+    await setupPortmap(backend, target, addrs);
     await flushStaleUdp(target, addrs.map((a) => a.family), log);
     const v4 = addrs.find((a) => a.family === 4);
     if (target.snat && v4) await enableRouteLocalnet(v4.ip);

@@ -4,6 +4,7 @@ import { portmapDnatChainName, portmapDnatComment, portmapOldSnatChainName } fro
 import {
   checkIptablesPortmap,
   planIptablesPortmapCreate,
+  planIptablesPortmapDelete,
   planIptablesPortmapSetup,
   planIptablesPortmapTeardown,
   portmapChains,
@@ -202,4 +203,10 @@ t.test('an over-long entry comment is cut to what the kernel keeps', async (t) =
   const c = portmapDnatComment('n', 'x'.repeat(300));
   t.equal(c.length, 255);
   t.ok(c.endsWith('...'));
+});
+
+t.test('the blind delete names exactly the jumps the Go plugin left, then the chain', async (t) => {
+  const lines = planIptablesPortmapDelete(target, 4).split('\n');
+  t.same(lines.filter((l) => l.startsWith('-D')), ruleLines(GO_V4, /^-A CNI-HOSTPORT-DNAT /).map((l) => `-D${l.slice(2)}`));
+  t.same(lines.filter((l) => /^-[FX]/.test(l)), ['-F CNI-DN-51b71743a65c4681a1e18', '-X CNI-DN-51b71743a65c4681a1e18']);
 });

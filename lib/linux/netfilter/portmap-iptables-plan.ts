@@ -148,6 +148,16 @@ export function planIptablesPortmapTeardown(saved: SavedTable, chains: readonly 
   return lines.length === 0 ? undefined : restoreText(lines);
 }
 
+/**
+ * DEL without reading the table: delete exactly the jumps this config's ADD wrote, then the
+ * chain. Anything else (a jump that differs, one more jump, no chain at all) refuses the whole
+ * transaction, and the caller falls back to planIptablesPortmapTeardown over a read table.
+ */
+export function planIptablesPortmapDelete(t: PortmapTarget, family: Family): string {
+  const chain = portmapDnatChainName(t.network, t.containerId);
+  return restoreText([...dnatEntryRules(t, family).map((e) => `-D${e.line.slice(2)}`), `-F ${chain}`, `-X ${chain}`]);
+}
+
 export function portmapChains(network: string, containerId: string): string[] {
   return [portmapDnatChainName(network, containerId), portmapOldSnatChainName(network, containerId)];
 }

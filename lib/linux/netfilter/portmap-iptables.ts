@@ -4,6 +4,7 @@ import { readNat, readPlanApply, restore } from './masq-iptables.ts';
 import {
   checkIptablesPortmap,
   planIptablesPortmapCreate,
+  planIptablesPortmapDelete,
   planIptablesPortmapSetup,
   planIptablesPortmapTeardown,
   portmapChains,
@@ -27,9 +28,21 @@ export async function setupPortmapIptables(t: PortmapTarget, addrs: readonly Con
   );
 }
 
-export async function teardownPortmapIptables(network: string, containerId: string, families: readonly Family[]): Promise<void> {
+/** With the config's mappings, first the blind delete (one process per family); else, or when refused, read and plan. */
+export async function teardownPortmapIptables(network: string, containerId: string, families: readonly Family[], t?: PortmapTarget): Promise<void> {
   const chains = portmapChains(network, containerId);
-  await settleAll(families.map((f) => readPlanApply(f, (saved) => planIptablesPortmapTeardown(saved, chains))));
+  await settleAll(
+    families.map(async (f) => {
+      if (t !== undefined && t.mappings.length > 0) {
+        try {
+          return await restore(f, planIptablesPortmapDelete(t, f));
+        } catch {
+          // not exactly what this config made (or nothing at all): look at the table
+        }
+      }
+      await readPlanApply(f, (saved) => planIptablesPortmapTeardown(saved, chains));
+    }),
+  );
 }
 
 /** Throws the first problem found, family by family. */

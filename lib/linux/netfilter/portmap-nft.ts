@@ -14,10 +14,10 @@ export function setupPortmapNft(t: PortmapTarget, addrs: readonly ContainerAddr[
   return applyNft(planNftPortmapSetup(t, addrs));
 }
 
-/** Read both tables, plan, apply; once more from a fresh read if a handle vanished meanwhile (the Go plugin does not take our lock). */
-async function readPlanApplyBoth(plan: (listings: NftListing[]) => string | undefined): Promise<void> {
+/** Read the families' tables, plan, apply; once more from a fresh read if a handle vanished meanwhile (the Go plugin does not take our lock). */
+async function readPlanApplyBoth(plan: (listings: NftListing[]) => string | undefined, families: readonly Family[] = [4, 6]): Promise<void> {
   for (let attempt = 1; ; attempt++) {
-    const script = plan(await Promise.all([listTable(4), listTable(6)]));
+    const script = plan(await Promise.all(families.map(listTable)));
     if (script === undefined) return;
     try {
       return await applyNft(script);
@@ -27,8 +27,8 @@ async function readPlanApplyBoth(plan: (listings: NftListing[]) => string | unde
   }
 }
 
-export function teardownPortmapNft(containerId: string): Promise<void> {
-  return readPlanApplyBoth((listings) => planNftPortmapTeardown(listings, containerId));
+export function teardownPortmapNft(containerId: string, families: readonly Family[] = [4, 6]): Promise<void> {
+  return readPlanApplyBoth((listings) => planNftPortmapTeardown(listings, containerId), families);
 }
 
 export async function checkPortmapNft(t: PortmapTarget, addrs: readonly ContainerAddr[]): Promise<void> {

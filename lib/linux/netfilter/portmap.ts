@@ -66,18 +66,28 @@ export async function setupPortmap(backend: PortmapBackend, t: PortmapTarget, ad
 }
 
 /**
- * Removes this container's rules from both backends and both families, whichever set them up
- * (another configuration, or the Go plugin). What is already gone is fine; a backend whose
- * tools are not installed cannot hold rules.
+ * Removes this container's rules. `backend` set (DEL): that backend, as the reference does, in
+ * the families given (those of prevResult; both when unknown), the iptables rules first by a
+ * blind delete of what `t` would have written. `backend` undefined: both backends, both
+ * families, from what the tables show. What is already gone is fine; a backend whose tools
+ * are not installed cannot hold rules.
  */
-export async function teardownPortmap(network: string, containerId: string): Promise<void> {
+export async function teardownPortmap(
+  network: string,
+  containerId: string,
+  o: { backend?: PortmapBackend; target?: PortmapTarget; families?: readonly Family[] } = {},
+): Promise<void> {
   validateNetworkToken(network);
   validateContainerIdToken(containerId);
-  const families = ([4, 6] as const).filter(hasIptables);
+  if (o.target) validatePortmapTarget(o.target, o.backend ?? 'iptables');
+  const wanted = o.families ?? [4, 6];
+  const families = wanted.filter(hasIptables);
+  const iptables = o.backend !== 'nftables' && families.length > 0;
+  const nft = o.backend !== 'iptables' && hasNft();
   await withNetfilterLock(() =>
     settleAll([
-      families.length > 0 ? teardownPortmapIptables(network, containerId, families) : Promise.resolve(),
-      hasNft() ? teardownPortmapNft(containerId) : Promise.resolve(),
+      iptables ? teardownPortmapIptables(network, containerId, families, o.target) : Promise.resolve(),
+      nft ? teardownPortmapNft(containerId, wanted) : Promise.resolve(),
     ]),
   );
 }
