@@ -54,28 +54,32 @@ function time(node: string, s: Subject, command: 'ADD' | 'DEL', i: number): numb
   return timeRun(`${s.label} ${command}`, 'ip', ['netns', 'exec', node, s.bin], env, conf(s, i));
 }
 
-/** One netns per subject, so their rules never meet; `preload` containers mapped first. */
-function measureAddDel(preload: number): Map<Subject, { add: number[]; del: number[] }> {
-  const out = new Map(subjects.map((s) => [s, { add: [] as number[], del: [] as number[] }]));
-  const nodes = new Map(subjects.map((s, k) => [s, `cnits-bench-pm-${tag}-${k}`]));
+type Timings = { add: number[]; del: number[] };
+
+/**
+ * One netns per subject and preload (0 or 100 containers mapped first), so no two share
+ * rules; every round times each of them once, order alternating, so load changes on the
+ * machine hit all alike.
+ */
+function measureAddDel(preloads: readonly number[]): Map<string, Timings> {
+  const cases = subjects.flatMap((s) => preloads.map((preload, k) => ({ s, preload, node: `cnits-bench-pm-${tag}-${subjects.indexOf(s)}-${k}`, key: `${s.label}@${preload}` })));
+  const out = new Map(cases.map((c) => [c.key, { add: [] as number[], del: [] as number[] }]));
   try {
-    for (const [s, node] of nodes) {
-      sh('ip', ['netns', 'add', node]);
-      for (let i = 0; i < preload; i++) time(node, s, 'ADD', 1000 + i);
-      time(node, s, 'ADD', 0); // warm-up: shared chains exist, caches warm
-      time(node, s, 'DEL', 0);
+    for (const c of cases) {
+      sh('ip', ['netns', 'add', c.node]);
+      for (let i = 0; i < c.preload; i++) time(c.node, c.s, 'ADD', 1000 + i);
+      time(c.node, c.s, 'ADD', 0); // warm-up: shared chains exist, caches warm
+      time(c.node, c.s, 'DEL', 0);
     }
     for (let round = 0; round < runs; round++) {
-      const order = round % 2 === 0 ? subjects : [...subjects].reverse();
-      for (const s of order) {
-        const node = nodes.get(s)!;
-        const m = out.get(s)!;
-        m.add.push(time(node, s, 'ADD', 1 + round));
-        m.del.push(time(node, s, 'DEL', 1 + round));
+      for (const c of round % 2 === 0 ? cases : [...cases].reverse()) {
+        const m = out.get(c.key)!;
+        m.add.push(time(c.node, c.s, 'ADD', 1 + round));
+        m.del.push(time(c.node, c.s, 'DEL', 1 + round));
       }
     }
   } finally {
-    for (const node of nodes.values()) spawnSync('ip', ['netns', 'del', node]);
+    for (const c of cases) spawnSync('ip', ['netns', 'del', c.node]);
   }
   return out;
 }
@@ -133,23 +137,26 @@ function startServer(pod: string): ReturnType<typeof spawn> {
 }
 
 const fmt = (ms: number) => `${ms.toFixed(1).padStart(7)} ms`;
-const empty = measureAddDel(0);
-const loaded = measureAddDel(100);
+const timings = measureAddDel([0, 100]);
 console.log(`portmap (1 tcp + 1 udp mapping, IPv4), median of ${runs} runs each, node ${process.version}`);
 console.log(`  ${''.padEnd(22)} ${'ADD'.padStart(10)} ${'DEL'.padStart(10)} ${'ADD@100'.padStart(10)} ${'DEL@100'.padStart(10)} ${'ADD@100/ADD'.padStart(12)}`);
 for (const s of subjects) {
-  const a = empty.get(s)!;
-  const b = loaded.get(s)!;
+  const a = timings.get(`${s.label}@0`)!;
+  const b = timings.get(`${s.label}@100`)!;
   console.log(`  ${s.label.padEnd(22)} ${fmt(median(a.add))} ${fmt(median(a.del))} ${fmt(median(b.add))} ${fmt(median(b.del))} ${`${(median(b.add) / median(a.add)).toFixed(2)} ×`.padStart(12)}`);
 }
 const go = subjects.find((s) => s.label.startsWith('go'));
 if (go) {
   for (const s of subjects.filter((x) => x !== go)) {
-    const r = (k: 'add' | 'del') => (median(empty.get(s)![k]) / median(empty.get(go)![k])).toFixed(2);
+    const r = (k: 'add' | 'del') => (median(timings.get(`${s.label}@0`)![k]) / median(timings.get(`${go.label}@0`)![k])).toFixed(2);
     console.log(`  ${`${s.label} / go`.padEnd(22)} ADD ${r('add')} ×, DEL ${r('del')} ×`);
   }
 }
-console.log('TCP connection setup through the hostPort (median of 400 connects, µs)');
+// Three setups per case, 0 and 100 alternating; the median of their medians.
+const REPEATS = 3;
+console.log(`TCP connection setup through the hostPort (median of ${REPEATS} setups × 400 connects, µs; the measured pod's rule comes last)`);
 for (const s of subjects) {
-  console.log(`  ${s.label.padEnd(22)} 0 mapped: ${measureConnect(s, 0).toFixed(0).padStart(5)} µs   100 mapped: ${measureConnect(s, 100).toFixed(0).padStart(5)} µs`);
+  const by: Record<number, number[]> = { 0: [], 100: [] };
+  for (let rep = 0; rep < REPEATS; rep++) for (const preload of rep % 2 === 0 ? [0, 100] : [100, 0]) by[preload]!.push(measureConnect(s, preload));
+  console.log(`  ${s.label.padEnd(22)} 0 mapped: ${median(by[0]!).toFixed(0).padStart(5)} µs   100 mapped: ${median(by[100]!).toFixed(0).padStart(5)} µs`);
 }

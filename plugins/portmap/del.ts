@@ -16,6 +16,6 @@ export async function cmdDel(req: CniRequest): Promise<void> {
   const families = conf.addrs.length > 0 ? conf.addrs.map((a) => a.family) : undefined;
   const failures = new Failures();
   await failures.attempt(() => teardownPortmap(target.network, target.containerId, { backend: conf.backend(), target, ...(families && { families }) }));
-  await failures.attempt(() => flushStaleUdp(target, [4, 6], log));
+  await failures.attempt(() => flushStaleUdp(target, families ?? [4, 6], log));
   failures.throwIfAny();
 }

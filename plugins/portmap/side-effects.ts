@@ -11,12 +11,10 @@ const IPPROTO_UDP = 17;
 export async function flushStaleUdp(t: PortmapTarget, families: readonly (4 | 6)[], log: (line: string) => void): Promise<void> {
   const ports = new Set(t.mappings.filter((m) => m.protocol === 'udp').map((m) => m.hostPort));
   if (ports.size === 0) return;
-  for (const f of families) {
-    try {
-      await deleteConntrackByDstPort(f, IPPROTO_UDP, ports);
-    } catch (err) {
-      log(`portmap: failed to delete stale UDP conntrack entries (IPv${f}): ${(err as Error).message}`);
-    }
+  try {
+    await deleteConntrackByDstPort(families, IPPROTO_UDP, ports);
+  } catch (err) {
+    log(`portmap: failed to delete stale UDP conntrack entries: ${(err as Error).message}`);
   }
 }
 
