@@ -124,3 +124,17 @@ t.test('a bad config is code 7 naming the field, and changes nothing', { skip: n
   const noPrevCheck = await execPlugin('portmap', { command: 'CHECK', containerId: 'noprev', netns: '/run/netns/nowhere', ifname: 'eth0', nodeNetns: node.name }, { ...base, prevResult: undefined });
   t.equal(noPrevCheck.json?.msg, 'Required prevResult missing', 'CHECK without prevResult: the reference error');
 });
+
+for (const backend of BACKENDS) {
+  t.test(`${backend}: an ADD the backend refuses fails and leaves nothing behind`, { skip: needsRoot }, async (t) => {
+    const { node } = await makeTopology(t);
+    // Well-formed tokens the tool itself rejects: the failure comes from nft / iptables-restore.
+    const conditions = backend === 'nftables' ? { conditionsV4: ['meta', 'nosuchkey', 'x'] } : { conditionsV4: ['-m', 'nosuchmatch'] };
+    const prev = { ...prevResult, ips: [...prevResult.ips, { address: 'fd00::9/64', interface: 0 }] };
+    const conf = { cniVersion: '1.0.0', name: 'podnet', type: 'portmap', backend, ...conditions, runtimeConfig: { portMappings: [{ hostPort: 8080, containerPort: 80, protocol: 'tcp' }] }, prevResult: prev };
+    const r = await execPlugin('portmap', { command: 'ADD', containerId: 'refused', netns: '/run/netns/nowhere', ifname: 'eth0', nodeNetns: node.name }, conf);
+    t.equal(r.code, 1, 'ADD fails');
+    t.match(r.json?.msg, backend === 'nftables' ? /^unable to set up nftables rules for port mappings: / : /^unable to setup DNAT: /, `the reference's wording ${r.json?.msg}`);
+    t.same(await portmapRulesOf(node.name, 'podnet', 'refused'), [], 'no rule of the container is left (in either family)');
+  });
+}

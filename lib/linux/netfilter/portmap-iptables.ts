@@ -22,7 +22,11 @@ export async function setupPortmapIptables(t: PortmapTarget, addrs: readonly Con
         // The common case: a new container on a node where the shared chains exist.
         return await restore(addr.family, planIptablesPortmapCreate(t, addr));
       } catch {
-        await readPlanApply(addr.family, (saved) => planIptablesPortmapSetup(saved, t, addr));
+        try {
+          await readPlanApply(addr.family, (saved) => planIptablesPortmapSetup(saved, t, addr));
+        } catch (err) {
+          throw new Error(`unable to setup DNAT: ${(err as Error).message}`, { cause: err });
+        }
       }
     }),
   );

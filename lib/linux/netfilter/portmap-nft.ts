@@ -10,8 +10,12 @@ type Family = 4 | 6;
 
 const listTable = (f: Family): Promise<NftListing> => listNft(['table', NFT_FAMILY[f], PORTMAP_NFT_TABLE]);
 
-export function setupPortmapNft(t: PortmapTarget, addrs: readonly ContainerAddr[]): Promise<void> {
-  return applyNft(planNftPortmapSetup(t, addrs));
+export async function setupPortmapNft(t: PortmapTarget, addrs: readonly ContainerAddr[]): Promise<void> {
+  try {
+    await applyNft(planNftPortmapSetup(t, addrs));
+  } catch (err) {
+    throw new Error(`unable to set up nftables rules for port mappings: ${(err as Error).message}`, { cause: err });
+  }
 }
 
 /** Read the families' tables, plan, apply; once more from a fresh read if a handle vanished meanwhile (the Go plugin does not take our lock). */
