@@ -138,3 +138,19 @@ for (const backend of BACKENDS) {
     t.same(await portmapRulesOf(node.name, 'podnet', 'refused'), [], 'no rule of the container is left (in either family)');
   });
 }
+
+for (const backend of BACKENDS) {
+  t.test(`${backend}: DEL needs neither prevResult nor the netns`, { skip: needsRoot }, async (t) => {
+    const { node } = await makeTopology(t);
+    const portMappings = [{ hostPort: 8080, containerPort: 80, protocol: 'tcp' }, { hostPort: 8080, containerPort: 81, protocol: 'udp' }];
+    const prev = { ...prevResult, ips: [...prevResult.ips, { address: 'fd00::9/64', interface: 0 }] };
+    const conf = { cniVersion: '1.0.0', name: 'podnet', type: 'portmap', backend, runtimeConfig: { portMappings } };
+    const env = { containerId: 'noprev-del', ifname: 'eth0', nodeNetns: node.name };
+    const add = await execPlugin('portmap', { command: 'ADD', netns: '/run/netns/nowhere', ...env }, { ...conf, prevResult: prev });
+    t.equal(add.code, 0, `ADD succeeds ${add.stdout}`);
+    t.ok((await portmapRulesOf(node.name, 'podnet', 'noprev-del')).length >= 4, 'rules in both families');
+    const del = await execPlugin('portmap', { command: 'DEL', netns: '', ...env }, conf);
+    t.equal(del.code, 0, `DEL without prevResult and netns succeeds ${del.stdout}`);
+    t.same(await portmapRulesOf(node.name, 'podnet', 'noprev-del'), [], 'and removes the rules of both families');
+  });
+}
