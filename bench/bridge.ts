@@ -40,7 +40,7 @@ function subject(label: string, dir: string, bridge: string, subnet: string): Su
 
 function sh(cmd: string, args: string[]): void {
   const r = spawnSync(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')}: ${r.stderr}`);
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')}: ${r.stderr.toString()}`);
 }
 
 /** One plugin run, timed from spawn to exit; throws unless it succeeded. */
@@ -53,7 +53,7 @@ function timeOnce(s: Subject, command: 'ADD' | 'DEL', pod: string): number {
     CNI_IFNAME: 'eth0',
     CNI_PATH: s.dir,
   };
-  return timeRun(`${s.label} ${command}`, 'ip', ['netns', 'exec', node, join(s.dir, 'bridge')], env, s.conf);
+  return timeRun({ what: `${s.label} ${command}`, cmd: 'ip', args: ['netns', 'exec', node, join(s.dir, 'bridge')], env, input: s.conf });
 }
 
 /** ADD then DEL of a fresh pod netns; the netns itself is made and removed outside the timing. */
@@ -91,7 +91,7 @@ try {
   }
 } finally {
   spawnSync('ip', ['netns', 'del', node]);
-  for (const s of subjects) rmSync(JSON.parse(s.conf).ipam.dataDir, { recursive: true, force: true });
+  for (const s of subjects) rmSync((JSON.parse(s.conf) as { ipam: { dataDir: string } }).ipam.dataDir, { recursive: true, force: true });
 }
 
 const fmt = (ms: number) => `${ms.toFixed(1).padStart(7)} ms`;

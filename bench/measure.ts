@@ -5,11 +5,19 @@ import { spawnSync } from 'node:child_process';
  * Runs a program to completion with `input` on stdin and returns its wall time in ms, from
  * spawn to exit; throws `<what> failed: <stdout> <stderr>` unless it exited 0.
  */
-export function timeRun(what: string, cmd: string, args: readonly string[], env: NodeJS.ProcessEnv, input: string): number {
+export interface TimedRun {
+  readonly what: string;
+  readonly cmd: string;
+  readonly args: readonly string[];
+  readonly env: NodeJS.ProcessEnv;
+  readonly input: string;
+}
+
+export function timeRun({ what, cmd, args, env, input }: TimedRun): number {
   const t0 = process.hrtime.bigint();
   const r = spawnSync(cmd, args, { env, input, stdio: ['pipe', 'pipe', 'pipe'] });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  if (r.status !== 0) throw new Error(`${what} failed: ${r.stdout} ${r.stderr}`);
+  if (r.status !== 0) throw new Error(`${what} failed: ${r.stdout.toString()} ${r.stderr.toString()}`);
   return ms;
 }
 

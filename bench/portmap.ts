@@ -44,14 +44,23 @@ function conf(s: Subject, i: number): string {
     name: 'benchnet',
     type: 'portmap',
     backend: s.backend,
-    runtimeConfig: { portMappings: [{ hostPort: 20000 + i, containerPort: 80, protocol: 'tcp' }, { hostPort: 20000 + i, containerPort: 81, protocol: 'udp' }] },
-    prevResult: { cniVersion: '0.4.0', interfaces: [{ name: 'eth0', sandbox: '/run/netns/x' }], ips: [{ version: '4', address: `${ipOf(i)}/16`, interface: 0 }] },
+    runtimeConfig: {
+      portMappings: [
+        { hostPort: 20000 + i, containerPort: 80, protocol: 'tcp' },
+        { hostPort: 20000 + i, containerPort: 81, protocol: 'udp' },
+      ],
+    },
+    prevResult: {
+      cniVersion: '0.4.0',
+      interfaces: [{ name: 'eth0', sandbox: '/run/netns/x' }],
+      ips: [{ version: '4', address: `${ipOf(i)}/16`, interface: 0 }],
+    },
   });
 }
 
 function time(node: string, s: Subject, command: 'ADD' | 'DEL', i: number): number {
   const env = { ...ENV, CNI_COMMAND: command, CNI_CONTAINERID: `bench-${i}`, CNI_NETNS: '/run/netns/x', CNI_IFNAME: 'eth0', CNI_PATH: '/usr/lib/cni' };
-  return timeRun(`${s.label} ${command}`, 'ip', ['netns', 'exec', node, s.bin], env, conf(s, i));
+  return timeRun({ what: `${s.label} ${command}`, cmd: 'ip', args: ['netns', 'exec', node, s.bin], env, input: conf(s, i) });
 }
 
 type Timings = { add: number[]; del: number[] };
@@ -62,7 +71,9 @@ type Timings = { add: number[]; del: number[] };
  * machine hit all alike.
  */
 function measureAddDel(preloads: readonly number[]): Map<string, Timings> {
-  const cases = subjects.flatMap((s) => preloads.map((preload, k) => ({ s, preload, node: `cnits-bench-pm-${tag}-${subjects.indexOf(s)}-${k}`, key: `${s.label}@${preload}` })));
+  const cases = subjects.flatMap((s) =>
+    preloads.map((preload, k) => ({ s, preload, node: `cnits-bench-pm-${tag}-${subjects.indexOf(s)}-${k}`, key: `${s.label}@${preload}` })),
+  );
   const out = new Map(cases.map((c) => [c.key, { add: [] as number[], del: [] as number[] }]));
   try {
     for (const c of cases) {
@@ -98,7 +109,7 @@ function measureConnect(s: Subject, preload: number): number {
   const node = `cnits-bench-pmc-${tag}`;
   const pod = `cnits-bench-pmp-${tag}`;
   const client = `cnits-bench-pmx-${tag}`;
-  const server = { kill: () => {} } as { kill: () => void };
+  const server: { kill: () => void } = { kill: () => {} };
   try {
     for (const ns of [node, pod, client]) sh('ip', ['netns', 'add', ns]);
     sh('ip', ['-n', node, 'link', 'add', 'topod', 'type', 'veth', 'peer', 'name', 'eth0', 'netns', pod]);
@@ -107,7 +118,15 @@ function measureConnect(s: Subject, preload: number): number {
     sh('ip', ['-n', node, 'addr', 'add', '192.0.2.1/24', 'dev', 'up0']);
     sh('ip', ['-n', pod, 'addr', 'add', `${ipOf(0)}/16`, 'dev', 'eth0']);
     sh('ip', ['-n', client, 'addr', 'add', '192.0.2.2/24', 'dev', 'eth0']);
-    for (const [ns, dev] of [[node, 'topod'], [node, 'up0'], [pod, 'eth0'], [client, 'eth0'], [node, 'lo'], [pod, 'lo']] as const) sh('ip', ['-n', ns, 'link', 'set', dev, 'up']);
+    for (const [ns, dev] of [
+      [node, 'topod'],
+      [node, 'up0'],
+      [pod, 'eth0'],
+      [client, 'eth0'],
+      [node, 'lo'],
+      [pod, 'lo'],
+    ] as const)
+      sh('ip', ['-n', ns, 'link', 'set', dev, 'up']);
     sh('ip', ['-n', pod, 'route', 'add', 'default', 'via', '10.200.0.1']);
     sh('ip', ['netns', 'exec', node, 'sysctl', '-q', '-w', 'net.ipv4.ip_forward=1']);
     for (let i = 0; i < preload; i++) time(node, s, 'ADD', 1000 + i);
@@ -143,7 +162,9 @@ console.log(`  ${''.padEnd(22)} ${'ADD'.padStart(10)} ${'DEL'.padStart(10)} ${'A
 for (const s of subjects) {
   const a = timings.get(`${s.label}@0`)!;
   const b = timings.get(`${s.label}@100`)!;
-  console.log(`  ${s.label.padEnd(22)} ${fmt(median(a.add))} ${fmt(median(a.del))} ${fmt(median(b.add))} ${fmt(median(b.del))} ${`${(median(b.add) / median(a.add)).toFixed(2)} ×`.padStart(12)}`);
+  console.log(
+    `  ${s.label.padEnd(22)} ${fmt(median(a.add))} ${fmt(median(a.del))} ${fmt(median(b.add))} ${fmt(median(b.del))} ${`${(median(b.add) / median(a.add)).toFixed(2)} ×`.padStart(12)}`,
+  );
 }
 const go = subjects.find((s) => s.label.startsWith('go'));
 if (go) {

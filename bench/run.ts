@@ -24,7 +24,7 @@ const env = {
   CNI_PATH: '/nonexistent',
 };
 
-const timeOnce = (cmd: string, args: string[]): number => timeRun(cmd, cmd, args, env, conf);
+const timeOnce = (cmd: string, args: string[]): number => timeRun({ what: cmd, cmd, args, env, input: conf });
 
 const subjects: [string, string, string[]][] = [
   ['node -e 0', process.execPath, ['-e', '0']],

@@ -18,7 +18,7 @@ t.test(`[${impl.label}] two pods ping each other and the gateway over IPv4 and I
   const [ra, rb] = await Promise.all([addPod(dir, node.name, conf, a), addPod(dir, node.name, conf, b)]);
   const ipa = addrs(ra);
   const ipb = addrs(rb);
-  t.ok(ipa.v4 && ipa.v6 && ipb.v4 && ipb.v6, `each pod got an IPv4 and an IPv6 address: ${ipa.all} / ${ipb.all}`);
+  t.ok(ipa.v4 && ipa.v6 && ipb.v4 && ipb.v6, `each pod got an IPv4 and an IPv6 address: ${ipa.all.join(' ')} / ${ipb.all.join(' ')}`);
   t.not(ipa.v4, ipb.v4, 'distinct IPv4 addresses');
   t.not(ipa.v6, ipb.v6, 'distinct IPv6 addresses');
   t.match(ra.ips, [{ gateway: POD_V4.gateway }, { gateway: POD_V6.gateway }], 'the result names the gateways');
@@ -128,7 +128,7 @@ t.test(`[${impl.label}] a bridge whose pods are all gone takes a new gateway pod
   const r = await addPod(dir, node.name, gw, next).then((r) => r, (e: Error) => e);
   t.notOk(r instanceof Error, `ADD with isGateway succeeds: ${r instanceof Error ? r.message : 'ok'}`);
   if (r instanceof Error) return;
-  t.not((await link(node.name, 'cni0'))?.address, '00:00:00:00:00:00', 'the bridge has a MAC again');
+  t.match((await link(node.name, 'cni0'))?.address, /^(?!00:00:00:00:00:00)([0-9a-f]{2}:){5}[0-9a-f]{2}$/, 'the bridge has a MAC again');
   t.ok(await pings(next.ns.name, POD_V4.gateway), 'the new pod reaches its gateway');
   await delPod(dir, node.name, gw, next, r);
   t.same(await leftovers({ node: node.name, pod: next.ns.name, dataDir, network: 'podnet' }), {}, 'nothing left after DEL');

@@ -39,7 +39,7 @@ t.test(`[${impl.label}] GC with 4 valid attachments out of 10 releases the other
     ...keep.map((i) => pings(nsOf(i), POD_V4.gateway)),
     ...others.map((i) => pings(nsOf(first as number), ipOf(i))),
   ]);
-  t.ok(reach.every(Boolean), `the 4 valid pods still reach the gateway and each other (${reach})`);
+  t.ok(reach.every(Boolean), `the 4 valid pods still reach the gateway and each other (${reach.join(' ')})`);
 
   await Promise.all(pods.map((p, i) => delPod(impl.dir, node.name, conf, p, results[i])));
   t.same(await leftovers({ node: node.name, dataDir, network: 'podnet' }), {}, 'after DEL of all 10, nothing is left');

@@ -2,6 +2,12 @@
 // DEL (same config, no prevResult — a runtime whose ADD died has no cached result) removes
 // whatever the ADD got to make, and a new ADD for the pod then works and is cleaned up by DEL.
 // The sweep kills after 0 ms, then at even steps up to a little past a whole ADD's duration.
+// Timed kills land wherever a loaded machine puts them (most of an ADD is Node starting up), so
+// two more kills are set off by the ADD's own progress: when the node reports its new veth
+// (`ip monitor link`), and when host-local's IP file appears. What the ADD left before the DEL
+// (it makes the veth, then the spoofcheck rules, then takes the IP, then the masquerade rules)
+// shows where each kill landed; the test asserts kills landed part-way (something made, not
+// everything) at two or more distinct points.
 // Runs against CNI_E2E_PLUGIN_DIR (default dist/bin; see e2e/helpers/impl.ts).
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -9,12 +15,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { addPod, bridgeConf, delPod, POD_V6 } from './helpers/bridge-net.ts';
 import { impl } from './helpers/impl.ts';
-import { leftovers } from './helpers/node-state.ts';
+import { ipFiles, leftovers } from './helpers/node-state.ts';
 import { BASE_ENV } from './helpers/plugins.ts';
 import { makePod, makeTopology } from './helpers/topology.ts';
 import { pluginEnv } from '../tools/libcni/invoke.ts';
 
 const STEPS = 10;
+/** tries per progress trigger to land part-way (a kill can come after the ADD finished) */
+const TRIES = 3;
+/** Everything this ADD makes (bridge aside: the warm-up ADD made it): what `leftovers` finds after it. */
+const ALL_MADE = ['IP files', 'links in pod', 'masquerade rules', 'spoofcheck rules', 'veths in node'];
 
 interface Outcome {
   readonly ms: number;
@@ -22,8 +32,31 @@ interface Outcome {
   readonly ended: string;
 }
 
-/** Runs ADD and SIGKILLs it after `delayMs` (if still running); waits for anything it started. */
-async function addKilledAfter(node: string, env: Record<string, string>, conf: object, delayMs: number | undefined): Promise<Outcome> {
+/** A kill set off by the ADD's progress: `fired` resolves when the node shows it; stop() ends the watch. */
+interface Trigger {
+  readonly fired: Promise<void>;
+  stop(): void;
+}
+
+/** Fires when `ip monitor link` in the node reports a new veth (the ADD's first step). */
+async function vethAppears(node: string): Promise<Trigger> {
+  const mon = spawn('ip', ['-n', node, 'monitor', 'link'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const fired = new Promise<void>((resolve) => mon.stdout.on('data', (b: Buffer) => /^\d+: veth/m.test(b.toString()) && resolve()));
+  await sleep(100); // subscribed before the ADD starts (it takes longer than this to get going)
+  return { fired, stop: () => void (mon.exitCode === null && mon.signalCode === null && mon.kill('SIGKILL')) };
+}
+
+/** Fires when host-local's address file appears (IPAM done, masquerading not yet). */
+async function ipFileAppears(dataDir: string): Promise<Trigger> {
+  let timer: NodeJS.Timeout | undefined;
+  const fired = new Promise<void>((resolve) => {
+    timer = setInterval(() => ipFiles(dataDir, 'podnet').length > 0 && resolve(), 1);
+  });
+  return { fired, stop: () => clearInterval(timer) };
+}
+
+/** Runs ADD and SIGKILLs it after `kill` ms or when the trigger fires (if still running); waits for anything it started. */
+async function addKilledAfter(node: string, env: Record<string, string>, conf: object, kill: number | Trigger | undefined): Promise<Outcome> {
   const t0 = process.hrtime.bigint();
   // its own process group, so we can tell when helpers it started (nft, iptables, IPAM) are done
   const child = spawn('ip', ['netns', 'exec', node, `${impl.dir}/bridge`], { env, stdio: ['pipe', 'ignore', 'ignore'], detached: true });
@@ -31,9 +64,11 @@ async function addKilledAfter(node: string, env: Record<string, string>, conf: o
   child.stdin.end(JSON.stringify(conf));
   const exited = new Promise<string>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? `exit ${code}`)));
   let timer: NodeJS.Timeout | undefined;
-  if (delayMs !== undefined) timer = setTimeout(() => child.kill('SIGKILL'), delayMs);
+  if (typeof kill === 'number') timer = setTimeout(() => child.kill('SIGKILL'), kill);
+  else void kill?.fired.then(() => child.exitCode === null && child.signalCode === null && child.kill('SIGKILL'));
   const ended = await exited;
   clearTimeout(timer);
+  if (typeof kill === 'object') kill.stop();
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   const pgid = child.pid as number;
 
@@ -59,13 +94,13 @@ function groupAlive(pgid: number): boolean {
   return false;
 }
 
-t.test(`[${impl.label}] ADD killed at points along its way: DEL cleans up, a new ADD works`, { skip: impl.lacks() }, async (t) => {
+// macspoofchk is part of the sweep: ours always has it; only the Go reference may lack it.
+t.test(`[${impl.label}] ADD killed at points along its way: DEL cleans up, a new ADD works`, { skip: impl.lacks('macspoofchk') }, async (t) => {
   const { node, dataDir } = await makeTopology(t);
-  const spoof = impl.lacks('macspoofchk') === false;
   const conf = bridgeConf({
     dataDir,
     v6: { subnet: POD_V6.subnet },
-    bridgeFields: { isGateway: true, ipMasq: true, hairpinMode: true, ...(spoof && { macspoofchk: true }) },
+    bridgeFields: { isGateway: true, ipMasq: true, hairpinMode: true, macspoofchk: true },
   });
   const clean = async (pod: string) => leftovers({ node: node.name, pod, dataDir, network: 'podnet' });
   const envFor = (pod: { ns: { path: string }; id: string }) =>
@@ -78,18 +113,24 @@ t.test(`[${impl.label}] ADD killed at points along its way: DEL cleans up, a new
     const pod = { ns: await makePod(t), id };
     whole = await addKilledAfter(node.name, envFor(pod), conf, undefined);
     t.equal(whole.ended, 'exit 0', `an unkilled ADD succeeds (${whole.ms.toFixed(0)} ms)`);
+    t.same(Object.keys(await clean(pod.ns.name)).sort(), ALL_MADE, 'a whole ADD makes veths, spoofcheck rules, IP files and masquerade rules');
     await delPod(impl.dir, node.name, conf, pod);
     t.same(await clean(pod.ns.name), {}, 'and its DEL leaves nothing');
   }
   const full = (whole as Outcome).ms;
 
+  /** what each killed ADD had made ("" for nothing) */
+  const landed: string[] = [];
   const summary: string[] = [];
-  for (let i = 0; i < STEPS; i++) {
-    const delay = Math.round((i * full * 1.1) / (STEPS - 1));
-    const pod = { ns: await makePod(t), id: `kill-${i}` };
-    const o = await addKilledAfter(node.name, envFor(pod), conf, delay);
-    summary.push(`${delay}ms:${o.ended === 'SIGKILL' ? 'killed' : o.ended}`);
-    const at = `ADD killed after ${delay} ms (${o.ended})`;
+  let n = 0;
+  async function killAt(when: string, kill: () => Promise<number | Trigger>): Promise<string | undefined> {
+    const pod = { ns: await makePod(t), id: `kill-${n++}` };
+    const o = await addKilledAfter(node.name, envFor(pod), conf, await kill());
+    const at = `ADD killed ${when} (${o.ended})`;
+    t.ok(o.ended === 'SIGKILL' || o.ended === 'exit 0', `${at}: killed, or finished with success first`);
+    const made = Object.keys(await clean(pod.ns.name)).sort().join(', ');
+    if (o.ended === 'SIGKILL') landed.push(made);
+    summary.push(`${when}:${o.ended === 'SIGKILL' ? `killed[${made}]` : o.ended}`);
     const del = await delPod(impl.dir, node.name, conf, pod).then(() => 'ok', (e: Error) => e.message);
     t.equal(del, 'ok', `${at}: DEL without prevResult succeeds`);
     t.same(await clean(pod.ns.name), {}, `${at}: DEL leaves no veth, IP file, masquerade or spoofcheck rule`);
@@ -97,7 +138,23 @@ t.test(`[${impl.label}] ADD killed at points along its way: DEL cleans up, a new
     t.equal(again, 'ok', `${at}: a new ADD for the pod succeeds`);
     await delPod(impl.dir, node.name, conf, pod);
     t.same(await clean(pod.ns.name), {}, `${at}: and its DEL leaves nothing`);
+    return o.ended === 'SIGKILL' ? made : undefined;
+  }
+  // part-way: something made, not everything
+  const isPartWay = (m: string | undefined) => m !== undefined && m !== '' && m !== ALL_MADE.join(', ');
+
+  for (let i = 0; i < STEPS; i++) {
+    const delay = Math.round((i * full * 1.1) / (STEPS - 1));
+    await killAt(`after ${delay} ms`, async () => delay);
+  }
+  const triggers: [string, () => Promise<Trigger>][] = [
+    ['when its veth appears', () => vethAppears(node.name)],
+    ['when its IP file appears', () => ipFileAppears(dataDir)],
+  ];
+  for (const [when, arm] of triggers) {
+    for (let i = 0; i < TRIES && !isPartWay(await killAt(when, arm)); i++);
   }
   t.comment(`sweep: ${summary.join(' ')}`);
-  t.ok(summary.some((s) => s.endsWith('killed')), 'at least one ADD was really killed mid-way');
+  const partWay = new Set(landed.filter(isPartWay));
+  t.ok(partWay.size >= 2, `kills landed part-way through ADD at 2 or more distinct points: ${[...partWay].map((m) => `[${m}]`).join(' ')}`);
 });

@@ -125,7 +125,7 @@ t.test(`[${impl.label}] vlan: pods on one VLAN reach each other, not pods on ano
   for (const [who, r, vid] of [['A', ra, 100], ['B', rb, 100], ['C', rc, 200]] as const) {
     const e = entry(r, vid);
     t.ok(e, `${who}'s port is in VLAN ${vid}`);
-    t.ok(e?.flags?.includes('PVID') && e.flags.includes('Egress Untagged'), `${who}: VLAN ${vid} is PVID and untagged (${e?.flags})`);
+    t.ok(e?.flags?.includes('PVID') && e.flags.includes('Egress Untagged'), `${who}: VLAN ${vid} is PVID and untagged (${e?.flags?.join(' ')})`);
   }
   t.ok(await pings(nsA.name, addrs(rb).v4 ?? ''), 'A (VLAN 100) reaches B (VLAN 100)');
   t.notOk(await pings(nsA.name, addrs(rc).v4 ?? '', 2), 'A (VLAN 100) does not reach C (VLAN 200)');

@@ -31,6 +31,8 @@ interface Case {
   readonly cniArgs?: string;
   /** accepted codes (default: 7) */
   readonly codes?: number[];
+  /** checked by ADD only: the reference's DEL (loadNetConf) does not look at it either */
+  readonly addOnly?: boolean;
 }
 
 const ipam = (ranges: unknown, extra: object = {}, cniVersion = '1.0.0') => (dataDir: string) => ({
@@ -48,9 +50,9 @@ const cases: Case[] = [
   { name: 'bridge is a number', field: 'bridge', conf: { bridge: 5 }, msg: /bridge/ },
   { name: 'isGateway is a string', field: 'isGateway', conf: { isGateway: 'yes' }, msg: /isGateway/ },
   { name: 'ipMasq is a number', field: 'ipMasq', conf: { ipMasq: 1 }, msg: /ipMasq/ },
-  { name: 'hairpinMode with promiscMode', field: 'hairpinMode', conf: { hairpinMode: true, promiscMode: true }, msg: /cannot set hairpin mode and promiscuous mode at the same time/ },
-  { name: 'invalid MAC in runtimeConfig', field: 'runtimeConfig.mac', conf: { runtimeConfig: { mac: 'zz' } }, msg: /mac/i },
-  { name: 'invalid MAC in args.cni', field: 'args.cni.mac', conf: { args: { cni: { mac: 'zz' } } }, msg: /mac/i },
+  { name: 'hairpinMode with promiscMode', field: 'hairpinMode', conf: { hairpinMode: true, promiscMode: true }, msg: /cannot set hairpin mode and promiscuous mode at the same time/, addOnly: true },
+  { name: 'invalid MAC in runtimeConfig', field: 'runtimeConfig.mac', conf: { runtimeConfig: { mac: 'zz' } }, msg: /mac/i, addOnly: true },
+  { name: 'invalid MAC in args.cni', field: 'args.cni.mac', conf: { args: { cni: { mac: 'zz' } } }, msg: /mac/i, addOnly: true },
   { name: 'invalid MAC in CNI_ARGS', field: 'MAC', conf: {}, cniArgs: 'MAC=zz', msg: /mac/i, codes: [4, 7] },
   { name: 'vlanTrunk: minID without maxID', field: 'vlanTrunk', conf: { vlanTrunk: [{ minID: 5 }] }, msg: /maxID is missing/, needs: 'vlanTrunk' },
   { name: 'vlanTrunk: maxID without minID', field: 'vlanTrunk', conf: { vlanTrunk: [{ maxID: 5 }] }, msg: /minID is missing/, needs: 'vlanTrunk' },
@@ -60,11 +62,17 @@ const cases: Case[] = [
   { name: 'vlanTrunk: maxID 4095', field: 'vlanTrunk', conf: { vlanTrunk: [{ minID: 5, maxID: 4095 }] }, msg: /incorrect trunk maxID parameter/, needs: 'vlanTrunk' },
   { name: 'unknown ipMasqBackend', field: 'ipMasqBackend', conf: { ipMasq: true, ipMasqBackend: 'bogus' }, msg: /unknown ipmasq backend/, needs: 'ipMasqBackend' },
   { name: 'portIsolation is a string', field: 'portIsolation', conf: { portIsolation: 'true' }, msg: /portIsolation/, needs: 'portIsolation' },
+  { name: 'macspoofchk is a string', field: 'macspoofchk', conf: { macspoofchk: 'yes' }, msg: /macspoofchk/i, needs: 'macspoofchk' },
+  { name: 'preserveDefaultVlan is a string', field: 'preserveDefaultVlan', conf: { preserveDefaultVlan: 'yes' }, msg: /preserveDefaultVlan/i, needs: 'preserveDefaultVlan' },
+  { name: 'disableContainerInterface is a string', field: 'disableContainerInterface', conf: { disableContainerInterface: 'yes' }, msg: /disableContainerInterface/i, needs: 'disableContainerInterface' },
+  { name: 'vlanTrunk is a string', field: 'vlanTrunk', conf: { vlanTrunk: 'yes' }, msg: /vlanTrunk/i, needs: 'vlanTrunk' },
+  { name: 'ipMasqBackend is a number', field: 'ipMasqBackend', conf: { ipMasq: true, ipMasqBackend: 5 }, msg: /ipMasqBackend/i, needs: 'ipMasqBackend' },
   {
     name: 'disableContainerInterface with IPAM', field: 'disableContainerInterface',
     conf: (d) => ({ ...ipam(v4({}))(d), disableContainerInterface: true }),
     msg: /cannot use IPAM when DisableContainerInterface flag is set/,
     needs: 'disableContainerInterface',
+    addOnly: true,
   },
   { name: 'subnet with host bits', conf: ipam([[{ subnet: '10.244.0.5/24' }]]), msg: /host bits set/, ipamStage: true, field: 'ipam.ranges' },
   { name: 'subnet too small', conf: ipam([[{ subnet: '10.244.0.0/31' }]]), msg: /Network 10\.244\.0\.0\/31 too small to allocate from/, ipamStage: true, field: 'ipam.ranges' },
@@ -124,6 +132,25 @@ t.test(`[${impl.label}] every bad config fails with code 7 naming the field, lea
     });
   }
   for (const c of cases.filter((c) => !runnable.includes(c))) t.test(c.name, { skip: impl.lacks(c.needs as Feature) }, async () => {});
+});
+
+// DEL reads the same config (the reference's DEL loads it first, too): a bad bridge field is
+// refused there as well, not taken as "nothing to do". Left out: what only ADD checks (addOnly),
+// host-local's range errors (ipamStage) and CNI_ARGS.
+t.test(`[${impl.label}] DEL refuses a bad bridge config with code 7 naming the field`, { skip: impl.lacks() }, async (t) => {
+  const { node, dataDir } = await makeTopology(t);
+  const pod = await makePod(t);
+  const delCases = cases.filter((c) => !c.addOnly && !c.ipamStage && c.cniArgs === undefined && (c.needs === undefined || impl.lacks(c.needs) === false));
+  t.equal(delCases.length, impl.isGoBinary ? delCases.length : 19, 'every bridge-field case (ours has every feature)');
+  const outcomes = await limit(delCases, 4, async (c) => ({ c, r: await runBridge(impl.dir, node.name, 'DEL', confOf(c, dataDir), { ns: pod, id: 'bad-del' }) }));
+  for (const { c, r } of outcomes) {
+    t.test(c.name, async (t) => {
+      t.equal(r.code, 1, `DEL exits 1: ${r.stdout.trim()}`);
+      t.ok((c.codes ?? [7]).includes(r.json?.code), `code ${(c.codes ?? [7]).join(' or ')} (got ${r.json?.code})`, { skip: codeSkip });
+      t.match(String(r.json?.msg ?? '') + ' ' + String(r.json?.details ?? ''), c.msg, "the reference's message");
+      t.ok(String(r.json?.details ?? r.json?.msg).includes(c.field), `the error names ${c.field}: ${r.json?.details}`, { skip: detailsSkip });
+    });
+  }
 });
 
 t.test(`[${impl.label}] ADD fails when CNI_IFNAME already exists in the pod, taking nothing`, { skip: impl.lacks() }, async (t) => {

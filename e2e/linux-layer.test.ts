@@ -26,9 +26,10 @@ import {
 import { makeNetns } from './helpers/netns.ts';
 import { tempDir } from './helpers/plugins.ts';
 import { ipJson, isRoot } from './helpers/sh.ts';
+import { NOT_ROOT } from './helpers/skip-reasons.ts';
 
 // plan(0, why) is tap's "skip this whole file", with the reason in the output.
-if (!isRoot) t.plan(0, 'the Linux layer tests need root to create network namespaces');
+if (!isRoot) t.plan(0, NOT_ROOT);
 
 const selfIno = () => statSync('/proc/thread-self/ns/net').ino;
 

@@ -16,10 +16,19 @@ for (const backend of BACKENDS) {
     const list = portmapList({ dataDir, backend, cniVersion: '1.1.0' });
     const pods = [await makePod(t), await makePod(t)];
     const as = pods.map((p, i) =>
-      attachment(list, { containerId: `pmgc-${backend}-${i}-${process.pid}`, netns: p.path, ifname: 'eth0', capabilityArgs: { portMappings: [{ hostPort: 9100 + i, containerPort: 80, protocol: 'tcp' }] } }, { nodeNetns: node.name }),
+      attachment(
+        list,
+        {
+          containerId: `pmgc-${backend}-${i}-${process.pid}`,
+          netns: p.path,
+          ifname: 'eth0',
+          capabilityArgs: { portMappings: [{ hostPort: 9100 + i, containerPort: 80, protocol: 'tcp' }] },
+        },
+        { nodeNetns: node.name },
+      ),
     );
     for (const a of as) await a.add();
-    await startNamedServer(t, pods[1]!.name, 'kept', 80, 81);
+    await startNamedServer(t, pods[1]!.name, 'kept', { tcp: 80, udp: 81 });
     const [gone, kept] = as as [(typeof as)[0], (typeof as)[0]];
     t.ok((await portmapRulesOf(node.name, 'podnet', gone.conf.containerId)).length > 0, 'control: the stale container has rules');
     await gc(list, [{ containerID: kept.conf.containerId, ifname: 'eth0' }], { nodeNetns: node.name });

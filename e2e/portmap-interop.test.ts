@@ -26,9 +26,10 @@ async function handOver(t: Test, adder: string, deleter: string): Promise<void> 
   const bridge = bridgeConf({ dataDir, cniVersion: '0.4.0', bridgeFields: { isDefaultGateway: true, ipMasq: true, hairpinMode: true } });
   const prevResult: BridgeResult = await addPod(DIST_BIN, node.name, bridge, { ns: pod, id });
   const conf = { cniVersion: '0.4.0', name: 'podnet', type: 'portmap', runtimeConfig: { portMappings }, prevResult };
-  const run = (dir: string, command: Verb) => execPlugin('portmap', { command, containerId: id, netns: pod.path, ifname: 'eth0', nodeNetns: node.name }, conf, dir);
+  const run = (dir: string, command: Verb) =>
+    execPlugin('portmap', { command, containerId: id, netns: pod.path, ifname: 'eth0', nodeNetns: node.name }, conf, dir);
   const label = (dir: string) => (dir === GO_BIN ? 'go' : 'ours');
-  await startNamedServer(t, pod.name, 'pod', 80, 81);
+  await startNamedServer(t, pod.name, 'pod', { tcp: 80, udp: 81 });
 
   t.equal(await tcpAnswer(remote!.name, UPLINK.nodeV4, 8080), '', 'control: no answer before ADD');
   const add = await run(adder, 'ADD');

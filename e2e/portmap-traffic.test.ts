@@ -26,7 +26,7 @@ for (const backend of BACKENDS) {
     const a2 = attachment(list, { containerId: `pm-${backend}-2-${process.pid}`, netns: pod2.path, ifname: 'eth0' }, { nodeNetns: node.name });
     await a1.add();
     await a2.add();
-    await startNamedServer(t, pod1.name, 'pod1', 80, 81);
+    await startNamedServer(t, pod1.name, 'pod1', { tcp: 80, udp: 81 });
     const n = node.name;
     const r = remote!.name;
 
@@ -65,12 +65,16 @@ for (const backend of BACKENDS) {
       { hostPort: 8080, containerPort: 80, protocol: 'tcp' },
       { hostPort: 8080, containerPort: 81, protocol: 'udp' },
     ];
-    const a1 = attachment(list, { containerId: `pmt-${backend}-1-${process.pid}`, netns: pod1.path, ifname: 'eth0', capabilityArgs: { portMappings } }, { nodeNetns: node.name });
+    const a1 = attachment(
+      list,
+      { containerId: `pmt-${backend}-1-${process.pid}`, netns: pod1.path, ifname: 'eth0', capabilityArgs: { portMappings } },
+      { nodeNetns: node.name },
+    );
     const a2 = attachment(list, { containerId: `pmt-${backend}-2-${process.pid}`, netns: pod2.path, ifname: 'eth0' }, { nodeNetns: node.name });
     await a1.add();
     await a2.add();
-    await startNamedServer(t, pod1.name, 'pod1', 80, 81);
-    await startNamedServer(t, remote!.name, 'remote', 8080, 8080);
+    await startNamedServer(t, pod1.name, 'pod1', { tcp: 80, udp: 81 });
+    await startNamedServer(t, remote!.name, 'remote', { tcp: 8080, udp: 8080 });
     t.equal(await tcpAnswer(pod2.name, UPLINK.remoteV4, 8080), 'remote', 'TCP from a pod to port 8080 of another machine reaches that machine');
     t.equal(await udpAnswer(pod2.name, UPLINK.remoteV4, 8080), 'remote', 'UDP likewise (plugins#1209: all port-53 traffic through the node was hijacked)');
     t.equal(await tcpAnswer(pod2.name, UPLINK.nodeV4, 8080), 'pod1', 'while the node address still maps to the pod');

@@ -20,6 +20,7 @@
 #                          archive, read from its apt sources)
 #   CNITOOL_DEBIAN_SUITE   suite for the deb-src entry (default: VERSION_CODENAME from /etc/os-release)
 #   CNITOOL_SKIP_APT_UPDATE=1  do not run `apt-get update` for the system lists
+#   CNITOOL_GO             the go binary to build with (default: go on PATH, else /usr/lib/go/bin/go)
 
 set -euo pipefail
 
@@ -84,9 +85,9 @@ log "apt-get install ${pkgs[*]}"
 apt-get "${apt_q[@]}" install --no-install-recommends "${pkgs[@]}" >"$work/apt-install.log" 2>&1 \
     || { cat "$work/apt-install.log" >&2; die "apt-get install ${pkgs[*]} failed"; }
 
-go_bin=$(command -v go || true)
+go_bin=${CNITOOL_GO:-$(command -v go || true)}
 [ -n "$go_bin" ] || go_bin=/usr/lib/go/bin/go
-[ -x "$go_bin" ] || die "go binary not found after installing golang-go"
+[ -x "$go_bin" ] || die "go binary not found after installing golang-go: $go_bin"
 
 gocode=/usr/share/gocode
 cni_dir=$gocode/src/github.com/containernetworking/cni

@@ -123,7 +123,7 @@ function assemble(name: string, launcher: string, bundle: string, natives: Blob[
 
 async function buildPlugin(name: string, launcher: string, natives: Blob[]): Promise<void> {
   const bundle = await bundlePlugin(name);
-  if (!/^[\x00-\x7f]*$/.test(bundle)) throw new Error(`bundle of ${name} is not ASCII`);
+  if (!/^\p{ASCII}*$/u.test(bundle)) throw new Error(`bundle of ${name} is not ASCII`);
   const text = assemble(name, launcher, bundle, natives);
   const file = join(outDir, name);
   writeFileSync(file, text);

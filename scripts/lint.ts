@@ -1,4 +1,4 @@
-// Layering rules of DESIGN.md §1, checked on every import:
+// Layering rules (docs/architecture.md#import-rules), checked on every import:
 //   lib/cni-spec  knows nothing of Linux;
 //   plugins/*     reach the kernel only through lib/linux (no netlink, child_process or addon);
 //   stdout belongs to the CNI result, so no console.log outside tools, tests and scripts.
@@ -30,7 +30,7 @@ function* files(dir: string): Generator<string> {
 
 const problems: string[] = [];
 for (const top of ['lib', 'plugins', 'tools', 'e2e', 'bench', 'scripts']) {
-  let list: string[] = [];
+  let list: string[];
   try {
     list = [...files(join(root, top))];
   } catch {

@@ -41,7 +41,7 @@ async function run(verb: string, file: string, netns: string | undefined, o: Opt
   const list = parseConflist(bytes);
   const rt = { cniPath: o.cniPath.split(':').filter(Boolean), baseEnv: { PATH: process.env['PATH'] ?? '/usr/sbin:/usr/bin:/sbin:/bin' } };
   if (verb === 'status') return statusNetworkList(rt, list);
-  if (verb === 'gc') return gcNetworkList(rt, list, o.valid ? JSON.parse(o.valid) : []);
+  if (verb === 'gc') return gcNetworkList(rt, list, o.valid ? (JSON.parse(o.valid) as { containerID: string; ifname: string }[]) : []);
   if (!netns) throw new Error(`${verb} needs a netns path`);
   const conf: RuntimeConf = {
     containerId: o.containerId ?? defaultContainerId(netns),
@@ -52,7 +52,7 @@ async function run(verb: string, file: string, netns: string | undefined, o: Opt
   };
   if (verb === 'add') {
     const result = await addNetworkList(rt, list, conf);
-    saveResult(o.cacheDir, list.name, bytes, conf, result);
+    saveResult(o.cacheDir, conf, { network: list.name, configBytes: bytes, result });
     process.stdout.write(`${JSON.stringify(result, null, 4)}\n`);
   } else if (verb === 'check') {
     await checkNetworkList(rt, list, conf, loadResult(o.cacheDir, list.name, conf));

@@ -1,16 +1,22 @@
 // The implementation under test: a directory of CNI plugins, ours (dist/bin, the default) or
-// another one with the same plugin names, e.g. Debian's Go reference plugins:
+// Debian's Go reference plugins, to compare behaviour:
 //
 //   CNI_E2E_PLUGIN_DIR=/usr/lib/cni npx tap e2e/bridge-*.test.ts
 //
-// Tests ask `impl.lacks(feature)` for their `skip` option. A feature is found missing only by
-// asking the plugin itself (a wrong-typed value for a field it knows is an error, for a field
-// it does not know is ignored) or by its VERSION answer, never by guessing from the path.
-import { existsSync, openSync, readSync, closeSync } from 'node:fs';
+// The rule: fail closed. Every feature of OUR executables is known when they are built, so for
+// them `lacks(...)` never names a feature: a feature that is missing or broken makes its tests
+// fail. Only the Go reference (a compiled binary, not our script) is probed, and only there may
+// a plugin feature skip a test, with the reason: a wrong-typed value for a field it knows is an
+// error, for a field it does not know is ignored; spec 1.1.0 by its VERSION answer. Apart from
+// that, `lacks` gives only the allow-listed reasons of skip-reasons.ts: not root, and a kernel
+// whose `ip link add … type bridge vlan_filtering 1` answers EOPNOTSUPP. Anything else (no
+// executables, a probe that fails some other way) throws, so the test file fails and says why.
+import { closeSync, existsSync, openSync, readSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { uniqueName } from './netns.ts';
 import { DIST_BIN, execPlugin, GO_BIN } from './plugins.ts';
-import { isRoot, run } from './sh.ts';
+import { isRoot, run, tryRun } from './sh.ts';
+import { NO_KERNEL_VLAN_FILTERING, NOT_ROOT } from './skip-reasons.ts';
 
 export type Feature =
   | 'portIsolation'
@@ -28,7 +34,7 @@ export interface Impl {
   readonly label: string;
   /** true when the bridge executable is a compiled binary (the Go reference), not our script */
   readonly isGoBinary: boolean;
-  /** the reason to skip a test that needs this feature, or false */
+  /** the reason to skip a test that needs these features, or false; see the rule above */
   lacks(...features: Feature[]): string | false;
 }
 
@@ -55,57 +61,78 @@ const FIELD_PROBES: [Feature, Record<string, unknown>][] = [
   ['disableContainerInterface', { disableContainerInterface: 'yes' }],
 ];
 
-async function probe(dir: string): Promise<Map<Feature, string>> {
+/** The Go reference's missing features, found by asking it (DEL without netns or IPAM touches nothing). */
+async function probeReference(dir: string, node: string): Promise<Map<Feature, string>> {
   const missing = new Map<Feature, string>();
-  // DEL without a netns and without IPAM touches nothing; still, run it inside a throwaway node.
-  const node = uniqueName('probe');
-  await run('ip', ['netns', 'add', node]);
-  try {
-    const base = { cniVersion: '1.0.0', name: 'probe', type: 'bridge', bridge: 'cnitsprobe0', ipam: {} };
-    const del = (extra: object) =>
-      execPlugin('bridge', { command: 'DEL', containerId: 'probe', netns: '', ifname: 'eth0', cniPath: [dir], nodeNetns: node }, { ...base, ...extra }, dir);
-    const baseline = await del({});
-    if (baseline.code !== 0) return missing; // cannot tell: assume present, so tests run and show the failure
-    const answers = await Promise.all(FIELD_PROBES.map(([, extra]) => del(extra)));
-    FIELD_PROBES.forEach(([feature, extra], i) => {
-      if (answers[i]?.code === 0) missing.set(feature, `${dir}/bridge does not know "${Object.keys(extra)[0]}" (a wrong-typed value is accepted)`);
-    });
-    const version = await execPlugin('bridge', { command: 'VERSION', cniPath: [dir] }, { cniVersion: '1.0.0' }, dir);
-    const supported: string[] = version.json?.supportedVersions ?? [];
-    if (!supported.includes('1.1.0')) {
-      missing.set('spec-1.1.0', `${dir}/bridge does not support spec 1.1.0 (GC, STATUS); it supports ${supported.join(', ')}`);
-    }
-    const vf = await run('ip', ['-n', node, 'link', 'add', 'cnitsvf0', 'type', 'bridge', 'vlan_filtering', '1']).then(
-      () => undefined,
-      (e: Error) => e.message.split('\n').find((l) => l.includes('RTNETLINK')) ?? e.message,
-    );
-    if (vf !== undefined) {
-      missing.set('kernel-vlan-filtering', `this kernel cannot make a vlan_filtering bridge (CONFIG_BRIDGE_VLAN_FILTERING): ${vf.trim()}`);
-    }
-  } finally {
-    await run('ip', ['netns', 'del', node]).catch(() => undefined);
+  const base = { cniVersion: '1.0.0', name: 'probe', type: 'bridge', bridge: 'cnitsprobe0', ipam: {} };
+  const del = (extra: object) =>
+    execPlugin('bridge', { command: 'DEL', containerId: 'probe', netns: '', ifname: 'eth0', cniPath: [dir], nodeNetns: node }, { ...base, ...extra }, dir);
+  const baseline = await del({});
+  if (baseline.code !== 0) return missing; // cannot tell: assume present, so tests run and show the failure
+  const answers = await Promise.all(FIELD_PROBES.map(([, extra]) => del(extra)));
+  FIELD_PROBES.forEach(([feature, extra], i) => {
+    if (answers[i]?.code === 0) missing.set(feature, `${dir}/bridge does not know "${Object.keys(extra)[0]}" (a wrong-typed value is accepted)`);
+  });
+  const version = await execPlugin('bridge', { command: 'VERSION', cniPath: [dir] }, { cniVersion: '1.0.0' }, dir);
+  const supported: string[] = version.json?.supportedVersions ?? [];
+  if (!supported.includes('1.1.0')) {
+    missing.set('spec-1.1.0', `${dir}/bridge does not support spec 1.1.0 (GC, STATUS); it supports ${supported.join(', ')}`);
   }
   return missing;
 }
 
+/**
+ * The allow-listed reason when this kernel cannot make a vlan_filtering bridge, else undefined.
+ * Only EOPNOTSUPP of the vlan_filtering bridge counts (with a plain bridge made fine, so the
+ * answer is about VLAN filtering); any other failure is thrown.
+ */
+export async function probeKernelVlanFiltering(node: string): Promise<string | undefined> {
+  const vf = await tryRun('ip', ['-n', node, 'link', 'add', 'cnitsvf0', 'type', 'bridge', 'vlan_filtering', '1']);
+  if (vf.code === 0) return undefined;
+  const said = vf.stderr.trim();
+  if (!/^RTNETLINK answers: Operation not supported$/m.test(said)) {
+    throw new Error(`probing bridge VLAN filtering: ip link add … type bridge vlan_filtering 1 failed (exit ${vf.code}) other than with EOPNOTSUPP: ${said}`);
+  }
+  const plain = await tryRun('ip', ['-n', node, 'link', 'add', 'cnitsbr0', 'type', 'bridge']);
+  if (plain.code !== 0) throw new Error(`probing bridge VLAN filtering: even a plain bridge cannot be made: ${plain.stderr.trim()}`);
+  return `${NO_KERNEL_VLAN_FILTERING}: ip link add … type bridge vlan_filtering 1 answered "${said}" (CONFIG_BRIDGE_VLAN_FILTERING)`;
+}
+
+/** Runs `fn` with a throwaway netns that plays the node, removed afterwards. */
+async function inThrowawayNode<T>(fn: (node: string) => Promise<T>): Promise<T> {
+  const node = uniqueName('probe');
+  await run('ip', ['netns', 'add', node]);
+  try {
+    return await fn(node);
+  } finally {
+    await tryRun('ip', ['netns', 'del', node]);
+  }
+}
+
 async function load(dir: string): Promise<Impl> {
-  const bridge = join(dir, 'bridge');
-  const label = dir === DIST_BIN ? 'ours' : dir === GO_BIN ? 'go' : dir;
   const absent = ['bridge', 'host-local'].filter((p) => !existsSync(join(dir, p)));
-  const whyNot: string | false = !isRoot
-    ? 'e2e tests need root to create network namespaces'
-    : absent.length > 0
-      ? `no ${absent.join(' or ')} executable in ${dir} (build first: npm run build)`
-      : false;
-  const missing = whyNot === false ? await probe(dir) : new Map<Feature, string>();
+  if (absent.length > 0) {
+    throw new Error(`no ${absent.join(' or ')} executable in ${dir}${dir === DIST_BIN ? ' (build first: npm run build)' : ''}`);
+  }
+  const label = dir === DIST_BIN ? 'ours' : dir === GO_BIN ? 'go' : dir;
+  const isGoBinary = isElf(join(dir, 'bridge'));
+  // Our executables are never probed, also when copied elsewhere: only a compiled binary is.
+  const isReference = isGoBinary && dir !== DIST_BIN;
+  const probed = isRoot
+    ? await inThrowawayNode(async (node) => ({
+        kernelVlan: await probeKernelVlanFiltering(node),
+        missing: isReference ? await probeReference(dir, node) : new Map<Feature, string>(),
+      }))
+    : undefined;
   return {
     dir,
     label,
-    isGoBinary: absent.length === 0 && isElf(bridge),
+    isGoBinary,
     lacks(...features) {
-      if (whyNot !== false) return whyNot;
-      const reasons = features.map((f) => missing.get(f)).filter((r) => r !== undefined);
-      return reasons.length > 0 ? reasons.join('; ') : false;
+      if (probed === undefined) return NOT_ROOT;
+      const reasons = features.map((f) => (f === 'kernel-vlan-filtering' ? probed.kernelVlan : probed.missing.get(f)));
+      const found = reasons.filter((r) => r !== undefined);
+      return found.length > 0 ? found.join('; ') : false;
     },
   };
 }

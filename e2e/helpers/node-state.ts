@@ -1,5 +1,7 @@
 // What a bridge ADD leaves on a node and in a pod, read back with the system tools
 // (ip, bridge, nft, iptables-save): what tests assert on, and what must be gone after DEL.
+// "Nothing there" is only an answer when the tool said so (no such device, no such table);
+// a tool that failed otherwise throws, so a "nothing is left" assertion cannot pass on it.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ipJson, nsExec, nsRun } from './sh.ts';
@@ -25,9 +27,12 @@ export async function links(ns: string, ...filter: string[]): Promise<LinkInfo[]
   return ipJson<LinkInfo[]>(ns, ['-d', 'link', 'show', ...filter]);
 }
 
+/** One link, or undefined when `ip` says the device does not exist. */
 export async function link(ns: string, dev: string): Promise<LinkInfo | undefined> {
   const r = await nsExec(ns, 'ip', ['-j', '-d', 'link', 'show', 'dev', dev]);
-  return r.code === 0 ? (JSON.parse(r.stdout) as LinkInfo[])[0] : undefined;
+  if (r.code === 0) return (JSON.parse(r.stdout) as LinkInfo[])[0];
+  if (r.stderr.trim() === `Device "${dev}" does not exist.`) return undefined;
+  throw new Error(`ip link show dev ${dev} in ${ns} failed (exit ${r.code}): ${r.stderr.trim()}`);
 }
 
 /** Veth interfaces in a netns. */
@@ -59,14 +64,23 @@ export function ipFiles(dataDir: string, network: string): string[] {
 
 /** iptables (v4 and v6) nat lines that belong to CNI masquerading: CNI-… chains and jumps to them. */
 export async function iptablesMasq(node: string): Promise<string[]> {
-  const saves = await Promise.all(['iptables-save', 'ip6tables-save'].map((save) => nsExec(node, save, ['-t', 'nat'])));
-  return saves.flatMap((r) => r.stdout.split('\n').filter((l) => /CNI-/.test(l)));
+  const saves = await Promise.all(['iptables-save', 'ip6tables-save'].map((save) => nsRun(node, save, ['-t', 'nat'])));
+  return saves.flatMap((out) => out.split('\n').filter((l) => /CNI-/.test(l)));
+}
+
+/** `nft list table` in the node: the listing, or '' when the table does not exist; any other failure throws. */
+export async function nftListing(node: string, family: string, table: string): Promise<string> {
+  const r = await nsExec(node, 'nft', ['list', 'table', family, table]);
+  if (r.code === 0) return r.stdout;
+  // nft's whole answer for a missing table; `ip netns exec` says "exec of … failed" for a missing nft
+  if (r.code === 1 && r.stderr.startsWith('Error: No such file or directory\n')) return '';
+  throw new Error(`nft list table ${family} ${table} in ${node} failed (exit ${r.code}): ${r.stderr.trim()}`);
 }
 
 /** Per-address masquerade rules of the nftables backend (table inet cni_plugins_masquerade). */
 export async function nftMasq(node: string): Promise<string[]> {
-  const r = await nsExec(node, 'nft', ['list', 'table', 'inet', 'cni_plugins_masquerade']);
-  return r.code === 0 ? r.stdout.split('\n').filter((l) => /saddr/.test(l) && /masquerade/.test(l)).map((l) => l.trim()) : [];
+  const text = await nftListing(node, 'inet', 'cni_plugins_masquerade');
+  return text.split('\n').filter((l) => /saddr/.test(l) && /masquerade/.test(l)).map((l) => l.trim());
 }
 
 /** Every masquerade trace in the node, both backends. */
@@ -87,8 +101,8 @@ export async function masqRulesOf(node: string, containerId: string, addrs: read
 
 /** macspoofchk traces: the per-attachment chains and the rules commented macspoofchk-…. */
 export async function spoofRules(node: string): Promise<string[]> {
-  const r = await nsExec(node, 'nft', ['list', 'table', 'bridge', 'nat']);
-  return r.code === 0 ? r.stdout.split('\n').filter((l) => /cni-br-iface|macspoofchk/.test(l)).map((l) => l.trim()) : [];
+  const text = await nftListing(node, 'bridge', 'nat');
+  return text.split('\n').filter((l) => /cni-br-iface|macspoofchk/.test(l)).map((l) => l.trim());
 }
 
 export interface VlanEntry {

@@ -26,7 +26,15 @@ export function portmapList(o: PortmapListOptions): Record<string, unknown> {
     cniVersion: o.cniVersion ?? '1.0.0',
     name: o.name ?? 'podnet',
     plugins: [
-      { type: 'bridge', bridge: 'cni0', isDefaultGateway: true, ipMasq: true, ipMasqBackend: o.backend, hairpinMode: true, ipam: { type: 'host-local', dataDir: o.dataDir, ranges } },
+      {
+        type: 'bridge',
+        bridge: 'cni0',
+        isDefaultGateway: true,
+        ipMasq: true,
+        ipMasqBackend: o.backend,
+        hairpinMode: true,
+        ipam: { type: 'host-local', dataDir: o.dataDir, ranges },
+      },
       { type: 'portmap', backend: o.backend, capabilities: { portMappings: true }, ...o.portmapFields },
     ],
   };
@@ -60,7 +68,8 @@ setTimeout(() => process.exit(2), 1500);
 const CLEAN_PATH = 'PATH=/usr/sbin:/usr/bin:/sbin:/bin';
 
 /** Starts the naming server in `ns` on tcpPort and udpPort; killed in teardown. */
-export async function startNamedServer(t: Test, ns: string, name: string, tcpPort = 80, udpPort = 81): Promise<void> {
+export async function startNamedServer(t: Test, ns: string, name: string, ports: { tcp: number; udp: number } = { tcp: 80, udp: 81 }): Promise<void> {
+  const { tcp: tcpPort, udp: udpPort } = ports;
   const child = spawn('ip', ['netns', 'exec', ns, 'env', '-i', CLEAN_PATH, process.execPath, '-e', SERVER, String(tcpPort), String(udpPort), name], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -105,7 +114,13 @@ export async function nftPortmapOf(node: string, containerId: string): Promise<s
       if (/No such file or directory/.test(r.stderr)) continue;
       throw new Error(`nft list failed: ${r.stderr}`);
     }
-    out.push(...r.stdout.split('\n').map((l) => l.trim()).filter((l) => l.includes(`comment "${containerId}"`)).map((l) => `${family}: ${l}`));
+    out.push(
+      ...r.stdout
+        .split('\n')
+        .map((l) => l.trim())
+        .filter((l) => l.includes(`comment "${containerId}"`))
+        .map((l) => `${family}: ${l}`),
+    );
   }
   return out;
 }

@@ -1,6 +1,7 @@
 // Running system tools from tests: always an argument array, never a shell string.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { NOT_ROOT } from './skip-reasons.ts';
 
 const execFileP = promisify(execFile);
 
@@ -40,4 +41,4 @@ export async function ipJson<T = unknown>(netns: string, args: readonly string[]
 export const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 
 /** The `skip` option of every e2e test: the reason when we cannot run, else false. */
-export const needsRoot: string | false = isRoot ? false : 'e2e tests need root to create network namespaces';
+export const needsRoot: string | false = isRoot ? false : NOT_ROOT;

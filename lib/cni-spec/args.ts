@@ -1,4 +1,5 @@
-// CNI_ARGS ("K1=V1;K2=V2") read with the reference's types.LoadArgs rules (cni-spec.md §6.3).
+// CNI_ARGS ("K1=V1;K2=V2") read with the reference's types.LoadArgs rules:
+// https://github.com/containernetworking/cni/blob/v1.3.0/pkg/types/args.go
 import { CniError, ErrorCode } from './errors.ts';
 import { goQuote, goQuoteList } from './go-json.ts';
 

@@ -1,6 +1,6 @@
-// The attachments a GC request says are still in use (cni-spec.md §2.4 GC). The spec text
+// The attachments a GC request says are still in use (GC: https://github.com/containernetworking/cni/blob/spec-v1.1.0/SPEC.md#cni-operations). The spec text
 // of 1.1.0 named the key `cni.dev/attachments`, libcni always sent `cni.dev/valid-attachments`
-// and now sends both (cni#1101): read either, preferring the one libcni always used.
+// and now sends both (https://github.com/containernetworking/cni/issues/1101): read either, preferring the one libcni always used.
 import * as z from 'zod/mini';
 import { parseWithSchema } from './config.ts';
 import { foldKeys } from './fold.ts';

@@ -1,4 +1,5 @@
-// Running another plugin (IPAM) the way the reference's pkg/invoke does (cni-spec.md §5):
+// Running another plugin (IPAM) the way the reference's pkg/invoke does
+// (https://github.com/containernetworking/cni/blob/spec-v1.1.0/SPEC.md#section-4-plugin-delegation, https://github.com/containernetworking/cni/blob/v1.3.0/pkg/invoke/delegate.go):
 // found on CNI_PATH, same environment with CNI_COMMAND replaced, the complete config on stdin,
 // its stderr passed on to ours, its error object passed through unchanged.
 import { CniError, ErrorCode } from './errors.ts';
@@ -24,7 +25,13 @@ export function findInPath(type: string, paths: readonly string[]): string {
   throw invokeError(`failed to find plugin ${goQuote(type)} in path [${paths.join(' ')}]`);
 }
 
-function execDelegate(type: string, verb: Verb, stdin: Buffer, req: CniRequest, opts: DelegateOptions): Promise<Buffer> {
+interface DelegateCall {
+  readonly type: string;
+  readonly stdin: Buffer;
+  readonly req: CniRequest;
+}
+
+function execDelegate(verb: Verb, { type, stdin, req }: DelegateCall, opts: DelegateOptions): Promise<Buffer> {
   const file = findInPath(type, req.path);
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(req.env)) if (v !== undefined) env[k] = v;
@@ -34,7 +41,7 @@ function execDelegate(type: string, verb: Verb, stdin: Buffer, req: CniRequest, 
 
 /** ADD on the delegate; its output is read in the config's version and upgraded. */
 export async function delegateAdd(type: string, stdin: Buffer, req: CniRequest, opts: DelegateOptions = {}): Promise<Result> {
-  const out = await execDelegate(type, 'ADD', stdin, req, opts);
+  const out = await execDelegate('ADD', { type, stdin, req }, opts);
   let raw: unknown;
   try {
     raw = JSON.parse(out.toString());
@@ -50,17 +57,17 @@ export async function delegateAdd(type: string, stdin: Buffer, req: CniRequest, 
 }
 
 export async function delegateDel(type: string, stdin: Buffer, req: CniRequest, opts: DelegateOptions = {}): Promise<void> {
-  await execDelegate(type, 'DEL', stdin, req, opts);
+  await execDelegate('DEL', { type, stdin, req }, opts);
 }
 
 export async function delegateCheck(type: string, stdin: Buffer, req: CniRequest, opts: DelegateOptions = {}): Promise<void> {
-  await execDelegate(type, 'CHECK', stdin, req, opts);
+  await execDelegate('CHECK', { type, stdin, req }, opts);
 }
 
 export async function delegateStatus(type: string, stdin: Buffer, req: CniRequest, opts: DelegateOptions = {}): Promise<void> {
-  await execDelegate(type, 'STATUS', stdin, req, opts);
+  await execDelegate('STATUS', { type, stdin, req }, opts);
 }
 
 export async function delegateGc(type: string, stdin: Buffer, req: CniRequest, opts: DelegateOptions = {}): Promise<void> {
-  await execDelegate(type, 'GC', stdin, req, opts);
+  await execDelegate('GC', { type, stdin, req }, opts);
 }

@@ -78,6 +78,7 @@ async function run(opts: {
   return { code, stdout, stderr, writes, json, calls, stdinReads };
 }
 
+// eslint-disable-next-line @typescript-eslint/max-params -- an assertion in t.match's argument order; 31 call sites read as a table
 function expectError(t: Test, r: Run, code: number, msg: string | RegExp, details?: string): void {
   t.equal(r.code, 1, 'exit code 1');
   t.equal(r.writes, 1, 'one write to stdout');
@@ -247,7 +248,11 @@ t.test('handler errors', async (t) => {
   t.equal(typed.code, 1);
   t.same(typed.json, { code: 11, msg: 'try again later', details: 'lock busy' });
   t.equal(typed.stdout, '{\n    "code": 11,\n    "msg": "try again later",\n    "details": "lock busy"\n}', 'pretty-printed like Go, no trailing newline');
-  const thrown = await run({ spec: { add: () => { throw 'not an error'; } } });
+  const throwsNonError = (): never => {
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- the case under test: a handler throwing a non-Error
+    throw 'not an error';
+  };
+  const thrown = await run({ spec: { add: throwsNonError } });
   t.match(thrown.json, { code: 999, msg: 'not an error' }, 'even a synchronous throw of a non-Error');
   const stdoutFails = await runPlugin(
     { about: '', versions: ALL_VERSIONS, add: async () => RESULT, del: async () => {} },
@@ -272,8 +277,12 @@ t.test('prevResult is parsed in the config version and upgraded', async (t) => {
 
 t.test('netns self-check before the handler runs', async (t) => {
   const self = '/proc/self/ns/net';
-  expectError(t, await run({ env: { CNI_NETNS: self } }), 8, "plugin's netns and netns from CNI_NETNS should not be the same");
-  expectError(t, await run({ env: { CNI_COMMAND: 'DEL', CNI_NETNS: self } }), 8, /should not be the same/);
+  const add = await run({ env: { CNI_NETNS: self } });
+  expectError(t, add, 8, "plugin's netns and netns from CNI_NETNS should not be the same");
+  t.same(add.calls, [], 'ADD never reached the handler (the reference checks after it ran)');
+  const del = await run({ env: { CNI_COMMAND: 'DEL', CNI_NETNS: self } });
+  expectError(t, del, 8, /should not be the same/);
+  t.same(del.calls, [], 'DEL never reached the handler');
   expectError(t, await run({ env: { CNI_NETNS: self, CNI_NETNS_OVERRIDE: 'false' } }), 8, /should not be the same/);
   for (const v of ['1', 'true', 'TRUE', 'True']) {
     t.equal((await run({ env: { CNI_NETNS: self, CNI_NETNS_OVERRIDE: v } })).code, 0, `CNI_NETNS_OVERRIDE=${v}`);

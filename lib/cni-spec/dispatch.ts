@@ -1,5 +1,6 @@
-// The one owner of CNI_* env, stdin, stdout and the exit code (DESIGN.md §2). It mirrors the
-// reference skel (cni-spec.md §2): same checks, same order, same messages and codes.
+// The one owner of CNI_* env, stdin, stdout and the exit code (docs/architecture.md#the-protocol-layer).
+// It mirrors the reference skel (https://github.com/containernetworking/cni/blob/v1.3.0/pkg/skel/skel.go;
+// https://github.com/containernetworking/cni/blob/spec-v1.1.0/SPEC.md#section-2-execution-protocol): same checks, same order, same messages and codes.
 import { readSync, writeSync } from 'node:fs';
 import { decodeConfig } from './config.ts';
 import { asCniError, CniError, ErrorCode } from './errors.ts';
@@ -56,8 +57,7 @@ function parsePrevResult(raw: unknown, version: string): Result | undefined {
 }
 
 function handlerFor(spec: PluginSpec, command: Verb): ((req: CniRequest) => Promise<unknown>) | undefined {
-  const h = { ADD: spec.add, DEL: spec.del, CHECK: spec.check, GC: spec.gc, STATUS: spec.status }[command];
-  return h?.bind(spec);
+  return { ADD: spec.add, DEL: spec.del, CHECK: spec.check, GC: spec.gc, STATUS: spec.status }[command];
 }
 
 /** The text for stdout on success ('' for nothing); throws on any failure. */

@@ -1,5 +1,5 @@
 // The checks skel makes on CNI_* variables and names before any plugin code runs
-// (cni-spec.md §2.1, reference pkg/skel and pkg/utils).
+// (https://github.com/containernetworking/cni/blob/spec-v1.1.0/SPEC.md#parameters; reference https://github.com/containernetworking/cni/blob/v1.3.0/pkg/skel/skel.go and https://github.com/containernetworking/cni/blob/v1.3.0/pkg/utils/utils.go).
 import { CniError, ErrorCode } from './errors.ts';
 
 // Listed in skel's order, which is the order of the "missing" message.

@@ -1,5 +1,6 @@
 // The one error type of the suite. Its JSON is what the runtime reads on stdout when we fail,
-// so it carries exactly the fields the reference `types.Error` marshals (cni-spec.md §2.3).
+// so it carries exactly the fields the reference `types.Error` marshals
+// (https://github.com/containernetworking/cni/blob/v1.3.0/pkg/types/types.go, https://github.com/containernetworking/cni/blob/spec-v1.1.0/SPEC.md#error).
 
 export const ErrorCode = {
   Unknown: 0,

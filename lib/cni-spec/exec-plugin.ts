@@ -1,5 +1,6 @@
 // Executing a plugin binary with libcni's rules (pkg/invoke RawExec): config on stdin, result
-// on stdout, and how a failed run becomes an error (cni-spec.md §2.3).
+// on stdout, and how a failed run becomes an error
+// (https://github.com/containernetworking/cni/blob/v1.3.0/pkg/invoke/raw_exec.go).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CniError, ErrorCode } from './errors.ts';
 import { foldKeys } from './fold.ts';
@@ -11,7 +12,7 @@ export interface DelegateOptions {
   stderr?: (chunk: string) => void;
 }
 
-// libcni's rules for a failed exec (cni-spec.md §2.3). These errors carry code 0 there too.
+// libcni's rules for a failed exec (https://github.com/containernetworking/cni/blob/v1.3.0/pkg/invoke/raw_exec.go). These errors carry code 0 there too.
 function execFailure(status: string, stdout: Buffer, stderr: Buffer): CniError {
   if (stdout.length === 0) {
     if (stderr.length === 0) return new CniError(ErrorCode.Unknown, `netplugin failed with no error message: ${status}`);

@@ -20,7 +20,7 @@ interface Def {
   getter?: () => Schema;
 }
 type Schema = z.core.$ZodType;
-const def = (s: Schema): Def => s._zod.def as unknown as Def;
+const def = (s: Schema): Def => s._zod.def;
 
 const WRAPPERS = new Set(['optional', 'nullable', 'default', 'prefault', 'catch', 'readonly', 'nonoptional']);
 
@@ -81,7 +81,7 @@ export function foldBySchema(schema: Schema, value: unknown): unknown {
       return Array.isArray(value) && d.element ? value.map((v) => foldBySchema(d.element as Schema, v)) : value;
     case 'tuple':
       if (!Array.isArray(value)) return value;
-      return value.map((v, i) => {
+      return (value as unknown[]).map((v, i) => {
         const item = d.items?.[i] ?? d.rest;
         return item ? foldBySchema(item, v) : v;
       });

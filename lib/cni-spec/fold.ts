@@ -1,5 +1,6 @@
 // Go's encoding/json matches object keys to struct fields without regard to case, preferring
-// an exact match. Real configs rely on it ("RuntimeConfig", "bandWidth": cni-spec.md §8), so we
+// an exact match. Real configs rely on it ("RuntimeConfig", "bandWidth" appear in the reference's own test configs;
+// https://pkg.go.dev/encoding/json#Unmarshal), so we
 // rename keys to their canonical spelling before a schema sees them.
 
 /** Go's foldName: ASCII upper-cased, other runes mapped through ToUpper(ToLower(r)). */

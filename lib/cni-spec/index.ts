@@ -1,4 +1,4 @@
-// The CNI contract: protocol only, no Linux code (DESIGN.md §2). Plugins import from here.
+// The CNI contract: protocol only, no Linux code (docs/architecture.md#the-protocol-layer). Plugins import from here.
 //
 // A plugin's main.ts calls cniMain({ about, versions, add, del, check?, status?, gc? }); each
 // handler gets a CniRequest and returns a Result (ADD) or nothing, and throws to fail (a plain
@@ -20,5 +20,7 @@ export { validateContainerId, validateIfName, validateNetworkName, splitCniPath 
 export { runPlugin, cniMain, type CniRequest, type PluginSpec, type PluginIO, type Verb } from './dispatch.ts';
 export { findInPath, delegateAdd, delegateDel, delegateCheck, delegateStatus, delegateGc, type DelegateOptions } from './delegate.ts';
 export { canonicalIP, canonicalCIDR } from './ip.ts';
+export { cidrBytes, formatIpBytes, ipBytes, type CidrBytes, type IpFamily } from './ip-bytes.ts';
+export { firstHost, maskBytes, networkCidr, nextIp, prefixContains, sameIp } from './cidr-math.ts';
 export { UndoStack } from './undo.ts';
 export { combineFailures, Failures } from './failures.ts';

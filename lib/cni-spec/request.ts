@@ -1,4 +1,4 @@
-// What a plugin handler gets and what a plugin declares (DESIGN.md §2: handlers get a parsed
+// What a plugin handler gets and what a plugin declares (docs/architecture.md#how-a-request-flows: handlers get a parsed
 // request and return a result or throw; they never touch `process`).
 import type { Result } from './result.ts';
 import type { CniVersion } from './versions.ts';
@@ -27,11 +27,12 @@ export interface CniRequest {
 export interface PluginSpec {
   about: string;
   versions: readonly CniVersion[];
-  add(req: CniRequest): Promise<Result>;
-  del(req: CniRequest): Promise<void>;
-  check?(req: CniRequest): Promise<void>;
-  status?(req: CniRequest): Promise<void>;
-  gc?(req: CniRequest): Promise<void>;
+  // Plain functions, not methods: the dispatcher calls them detached from the spec.
+  add: (req: CniRequest) => Promise<Result>;
+  del: (req: CniRequest) => Promise<void>;
+  check?: (req: CniRequest) => Promise<void>;
+  status?: (req: CniRequest) => Promise<void>;
+  gc?: (req: CniRequest) => Promise<void>;
 }
 
 export interface PluginIO {

@@ -1,5 +1,5 @@
 // Rendering the internal result in a given spec version: the explicit conversion table of
-// cni-spec.md §4.5, with each version's JSON field order and Go's omitempty rules.
+// libcni (https://github.com/containernetworking/cni/blob/v1.3.0/pkg/types/040/types.go, https://github.com/containernetworking/cni/blob/v1.3.0/pkg/types/100/types.go), with each version's JSON field order and Go's omitempty rules.
 import { CniError, ErrorCode } from './errors.ts';
 import { goJSON } from './go-json.ts';
 import { isV4, parseCIDR } from './ip.ts';
@@ -107,7 +107,7 @@ function to020(r: Result, version: string, fullRoutes: boolean): Json {
 }
 
 /**
- * The result as the JSON object of spec version `to` (cni-spec.md §4.5). `result.cniVersion`
+ * The result as the JSON object of spec version `to` (https://github.com/containernetworking/cni/blob/spec-v1.1.0/SPEC.md#section-5-result-types). `result.cniVersion`
  * says which version the data is from; an empty one means 1.1.0 and an empty `to` 0.1.0, as
  * in the reference. Throws CniError code 1 for 'no converter for CNI result version X to Y'
  * and 'cannot convert: no valid IP addresses' (the reference's untyped error prints as 999;

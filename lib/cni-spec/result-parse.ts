@@ -1,11 +1,12 @@
 // Reading a result of any version (a prevResult, a delegate's output) into the internal
 // 1.1.0 shape, the way the reference does it (version.ParsePrevResult, invoke's
-// fixupResultVersion, then NewResultFromResult): cni-spec.md §3.4 and §4.
+// fixupResultVersion, then NewResultFromResult):
+// https://github.com/containernetworking/cni/blob/v1.3.0/pkg/version/version.go, https://github.com/containernetworking/cni/blob/v1.3.0/pkg/invoke/exec.go, https://github.com/containernetworking/cni/blob/spec-v1.1.0/SPEC.md#section-5-result-types.
 import { CniError, ErrorCode } from './errors.ts';
 import { goQuote } from './go-json.ts';
 import { cleanDNS, cleanIP, cleanInterface, cleanRoute, type Loosely } from './result-clean.ts';
 import type { DNS, Result } from './result.ts';
-import { resultSchema, type Raw020, type Raw040, type Raw100 } from './result-schema.ts';
+import { resultSchema, type Raw020, type Raw040 } from './result-schema.ts';
 import { validate } from './schema.ts';
 import { DEFAULT_VERSION, FAMILY_VERSIONS, resultFamily } from './versions.ts';
 
@@ -85,10 +86,10 @@ export function parseResult(raw: unknown, configVersion: string): Result {
   }
   switch (family) {
     case '020':
-      return from020(parsed.value as Raw020);
+      return from020(parsed.value);
     case '040':
-      return from040(parsed.value as Raw040);
+      return from040(parsed.value);
     case '100':
-      return from100(parsed.value as Raw100);
+      return from100(parsed.value);
   }
 }

@@ -2,7 +2,6 @@ import { readdirSync, readFileSync } from 'node:fs';
 import t from 'tap';
 import { goJSON } from './go-json.ts';
 import { convertResult, parseResult, renderResult, type Result } from './result.ts';
-import { ALL_VERSIONS } from './versions.ts';
 
 interface Fixture {
   from: string;
@@ -10,6 +9,9 @@ interface Fixture {
   internal: Result;
   expect: Record<string, Record<string, unknown>>;
 }
+
+// The spec's versions written out, not taken from versions.ts (the code under test).
+const SPEC_VERSIONS = ['0.1.0', '0.2.0', '0.3.0', '0.3.1', '0.4.0', '1.0.0', '1.1.0'] as const;
 
 const dir = new URL('./fixtures/', import.meta.url);
 const fixtures = readdirSync(dir).filter((f) => /^result-.*\.json$/.test(f));
@@ -21,8 +23,8 @@ t.test('golden conversions, every version to every version', async (t) => {
     t.test(file, async (t) => {
       const internal = parseResult(fx.input, fx.from);
       t.same(internal, fx.internal, 'parsed into the internal 1.1.0 shape, tagged with its own version');
-      t.same(Object.keys(fx.expect), [...ALL_VERSIONS], 'the fixture covers every target version');
-      for (const to of ALL_VERSIONS) {
+      t.same(Object.keys(fx.expect), SPEC_VERSIONS, 'the fixture covers every target version');
+      for (const to of SPEC_VERSIONS) {
         const want = fx.expect[to] as Record<string, unknown>;
         if (typeof want['error'] === 'string') {
           t.throws(() => convertResult(internal, to), { code: 1, msg: want['error'] }, `${fx.from} → ${to} fails`);

@@ -1,4 +1,4 @@
-// The internal result: always the 1.1.0 shape (cni-spec.md §4.3). `cniVersion` says which
+// The internal result: always the 1.1.0 shape (https://github.com/containernetworking/cni/blob/spec-v1.1.0/SPEC.md#success). `cniVersion` says which
 // version the data came from or is meant as; the output version is chosen when rendering.
 export { parseResult } from './result-parse.ts';
 export { convertResult, renderResult } from './result-convert.ts';

@@ -1,4 +1,5 @@
-// Which config versions a verb accepts, as skel decides it (cni-spec.md §2.2).
+// Which config versions a verb accepts, as skel decides it
+// (https://github.com/containernetworking/cni/blob/v1.3.0/pkg/skel/skel.go).
 import { CniError, ErrorCode } from './errors.ts';
 import { goQuote, goQuoteList } from './go-json.ts';
 import type { PluginSpec, Verb } from './request.ts';

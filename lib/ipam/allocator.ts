@@ -1,5 +1,6 @@
-// Taking one address from a range set, and choosing what a release removes (plugins.md
-// §5.2–5.3). The store must be locked by the caller.
+// Taking one address from a range set, and choosing what a release removes, as the
+// reference does (https://github.com/containernetworking/plugins/blob/v1.9.0/plugins/ipam/host-local/backend/allocator/allocator.go).
+// The store must be locked by the caller.
 import { formatAddr, sameAddr, type Addr } from './addr.ts';
 import { candidates } from './iterator.ts';
 import { formatRangeSet, rangeFor, setContains, type RangeSet } from './range-set.ts';
@@ -18,20 +19,27 @@ export function ownedBy(all: readonly Allocation[], containerId: string, ifname:
   return all.filter((a) => a.key === key || a.key === legacy);
 }
 
+/** The attachment asking, and the addresses it already holds. */
+export interface Claimant {
+  readonly containerId: string;
+  readonly ifname: string;
+  readonly owned: readonly Allocation[];
+}
+
+/** One range set (by its index in the config) and the address requested in it, if any. */
+export interface SetRequest {
+  readonly set: RangeSet;
+  readonly setIndex: number;
+  readonly requested: Addr | undefined;
+}
+
 /**
  * One address from `set` for the attachment: the requested one (never the gateway), or the
  * next free one in round-robin order. An attachment already holding an address of this set
  * gets an error rather than a second one (the spec forbids duplicate allocation).
  */
-export function allocateInSet(
-  store: Store,
-  owned: readonly Allocation[],
-  set: RangeSet,
-  setIndex: number,
-  containerId: string,
-  ifname: string,
-  requested: Addr | undefined,
-): Allocated {
+export function allocateInSet(store: Store, who: Claimant, { set, setIndex, requested }: SetRequest): Allocated {
+  const { containerId, ifname, owned } = who;
   if (requested !== undefined) {
     const range = rangeFor(set, requested);
     if (range === undefined) throw new Error(`${formatAddr(requested)} not in range set ${formatRangeSet(set)}`);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { parseAddr, parseSubnet, type Addr } from './addr.ts';
 import { planGc } from './gc.ts';
-import { hostLocalAdd, hostLocalGc, hostLocalStatus } from './host-local.ts';
+import { cmdAdd, cmdGc, cmdStatus } from './host-local.ts';
 import { canonicalizeRangeSet } from './range-set.ts';
 import { capacityOf, exhaustedSets } from './status.ts';
 import type { Allocation } from './store.ts';
@@ -39,9 +39,9 @@ function network(t: Test, ranges: unknown) {
   return {
     dir,
     config,
-    add: (id: string) => hostLocalAdd(makeRequest(config, { containerId: id })),
-    gc: (extra: Record<string, unknown>) => hostLocalGc(makeRequest({ ...config, ...extra }, { command: 'GC' })),
-    status: () => hostLocalStatus(makeRequest(config, { command: 'STATUS' })),
+    add: (id: string) => cmdAdd(makeRequest(config, { containerId: id })),
+    gc: (extra: Record<string, unknown>) => cmdGc(makeRequest({ ...config, ...extra }, { command: 'GC' })),
+    status: () => cmdStatus(makeRequest(config, { command: 'STATUS' })),
     files: () => readdirSync(dir).filter((f) => parseAddr(f) !== undefined).sort(),
   };
 }

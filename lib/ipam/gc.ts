@@ -1,4 +1,6 @@
-// GC for host-local (spec 1.1.0 §GC; the reference has none: plugins#1047, PR plugins#1289).
+// GC for host-local (https://github.com/containernetworking/cni/blob/spec-v1.1.0/SPEC.md#cni-operations).
+// The reference has none: https://github.com/containernetworking/plugins/issues/1047,
+// https://github.com/containernetworking/plugins/pull/1289.
 // Pure choice of what to release; the caller removes the files under the lock.
 import type { Attachment } from '../cni-spec/index.ts';
 import { parseOwner, type Allocation } from './store.ts';

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { formatAddr } from './addr.ts';
-import { DEFAULT_DATA_DIR, loadHostLocalConf } from './host-local-conf.ts';
+import { loadHostLocalConf } from './host-local-conf.ts';
 import { formatRangeSet } from './range-set.ts';
 import { makeRequest } from './test-request.ts';
 
@@ -39,7 +39,7 @@ t.test('keys fold case like Go; unknown keys are ignored', async (t) => {
 
 t.test('dataDir defaults to /var/lib/cni/networks; routes are kept', async (t) => {
   const l = load(conf({ ranges: [[{ subnet: '10.1.0.0/24' }]], routes: [{ dst: '0.0.0.0/0' }, { dst: '10.9.0.5/16', gw: '10.1.0.1', priority: 5 }] }));
-  t.equal(l.dir, `${DEFAULT_DATA_DIR}/net1`);
+  t.equal(l.dir, '/var/lib/cni/networks/net1', 'the reference default dataDir');
   t.same(l.routes, [{ dst: '0.0.0.0/0' }, { dst: '10.9.0.5/16', gw: '10.1.0.1', priority: 5 }]);
 });
 

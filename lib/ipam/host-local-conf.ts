@@ -1,4 +1,4 @@
-// host-local's config, loaded and checked before anything touches the disk (DESIGN.md §6:
+// host-local's config, loaded and checked before anything touches the disk (docs/architecture.md#conventions:
 // after loadHostLocalConf nothing fails for a config reason). Messages are the reference's
 // LoadIPAMConfig ones; each carries the config path of the field at fault.
 import { join } from 'node:path';

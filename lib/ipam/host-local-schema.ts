@@ -1,4 +1,4 @@
-// The parts of the network config host-local reads (plugins.md §5.1). IPAM plugins get the
+// The parts of the network config host-local reads (https://github.com/containernetworking/plugins/blob/v1.9.0/plugins/ipam/host-local/backend/allocator/config.go). IPAM plugins get the
 // calling plugin's whole config; everything else in it is ignored.
 import * as z from 'zod/mini';
 import { ipField, requestedIpField, routeSchema, subnetField } from './schema-parts.ts';

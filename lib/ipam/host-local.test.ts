@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { hostLocalAdd, hostLocalCheck, hostLocalDel } from './host-local.ts';
+import { cmdAdd, cmdCheck, cmdDel } from './host-local.ts';
 import { makeRequest, tempDir, type RequestOptions } from './test-request.ts';
 
 function network(t: Test, ipam: Record<string, unknown>, extra: Record<string, unknown> = {}) {
@@ -10,9 +10,9 @@ function network(t: Test, ipam: Record<string, unknown>, extra: Record<string, u
   const dir = join(dataDir, 'net1');
   return {
     dir,
-    add: (o: RequestOptions = {}, more: Record<string, unknown> = {}) => hostLocalAdd(makeRequest({ ...config, ...more }, o)),
-    del: (o: RequestOptions = {}) => hostLocalDel(makeRequest(config, { ...o, command: 'DEL' })),
-    check: (o: RequestOptions = {}) => hostLocalCheck(makeRequest(config, { ...o, command: 'CHECK' })),
+    add: (o: RequestOptions = {}, more: Record<string, unknown> = {}) => cmdAdd(makeRequest({ ...config, ...more }, o)),
+    del: (o: RequestOptions = {}) => cmdDel(makeRequest(config, { ...o, command: 'DEL' })),
+    check: (o: RequestOptions = {}) => cmdCheck(makeRequest(config, { ...o, command: 'CHECK' })),
     files: () => (existsSync(dir) ? readdirSync(dir).filter((f) => !f.startsWith('last_') && f !== 'lock').sort() : []),
     read: (f: string) => readFileSync(join(dir, f), 'latin1'),
   };

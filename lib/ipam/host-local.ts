@@ -1,4 +1,4 @@
-// host-local's verbs (plugins.md §5), shared by plugins/host-local and in-process callers.
+// host-local's verbs (https://github.com/containernetworking/plugins/blob/v1.9.0/plugins/ipam/host-local/main.go), shared by plugins/host-local and in-process callers.
 // Each one: load and check the config, then one synchronous pass over the locked store.
 import { CniError, ErrorCode, validAttachments, type CniRequest, type IPConfig, type Result } from '../cni-spec/index.ts';
 import { formatAddr, type Addr } from './addr.ts';
@@ -27,7 +27,7 @@ function allocateAll(store: Store, conf: HostLocalConf, containerId: string, ifn
     const at = pending.findIndex((ip) => setContains(set, ip));
     const requested = at < 0 ? undefined : pending.splice(at, 1)[0];
     try {
-      done.push(allocateInSet(store, owned, set, i, containerId, ifname, requested));
+      done.push(allocateInSet(store, { containerId, ifname, owned }, { set, setIndex: i, requested }));
     } catch (err) {
       rollback(store, containerId, ifname, done.length);
       throw new Error(`failed to allocate for range ${i}: ${(err as Error).message}`, { cause: err });
@@ -40,7 +40,7 @@ function allocateAll(store: Store, conf: HostLocalConf, containerId: string, ifn
   return done;
 }
 
-export async function hostLocalAdd(req: CniRequest): Promise<Result> {
+export async function cmdAdd(req: CniRequest): Promise<Result> {
   const conf = loadHostLocalConf(req);
   const dns = conf.resolvConf === undefined ? undefined : readResolvConf(conf.resolvConf);
   const allocated = withStore(conf.dir, (store) => allocateAll(store, conf, req.containerId, req.ifname));
@@ -54,7 +54,7 @@ export async function hostLocalAdd(req: CniRequest): Promise<Result> {
 }
 
 /** Releases the attachment's addresses; nothing to release is success. */
-export async function hostLocalDel(req: CniRequest): Promise<void> {
+export async function cmdDel(req: CniRequest): Promise<void> {
   const conf = loadHostLocalConf(req);
   const errors = withStore(conf.dir, (store) =>
     store.release(planRelease(store.allocations(), req.containerId, req.ifname, conf.rangeSets.length)),
@@ -63,14 +63,14 @@ export async function hostLocalDel(req: CniRequest): Promise<void> {
 }
 
 /** Like the reference: some address of the network is held by the attachment (prevResult is not compared). */
-export async function hostLocalCheck(req: CniRequest): Promise<void> {
+export async function cmdCheck(req: CniRequest): Promise<void> {
   const conf = loadHostLocalConf(req);
   const found = withStore(conf.dir, (store) => ownedBy(store.allocations(), req.containerId, req.ifname).length > 0);
   if (!found) throw new Error(`host-local: Failed to find address added by container ${req.containerId}`);
 }
 
 /** Releases every allocation whose attachment the runtime no longer lists. */
-export async function hostLocalGc(req: CniRequest): Promise<void> {
+export async function cmdGc(req: CniRequest): Promise<void> {
   const conf = loadHostLocalConf(req);
   const valid = validAttachments(req.config);
   // No list at all (libcni sends the keys only when the runtime passed one; cnitool gc passes
@@ -88,7 +88,7 @@ export async function hostLocalGc(req: CniRequest): Promise<void> {
 }
 
 /** Code 50 when some range set has no free address left, so the next ADD would fail. */
-export async function hostLocalStatus(req: CniRequest): Promise<void> {
+export async function cmdStatus(req: CniRequest): Promise<void> {
   const conf = loadHostLocalConf(req);
   const store = Store.openIfExists(conf.dir);
   if (store === undefined) return;
@@ -107,11 +107,3 @@ export async function hostLocalStatus(req: CniRequest): Promise<void> {
     full.length > 1 ? `exhausted: ${full.map(describe).join('; ')}` : undefined,
   );
 }
-
-export const hostLocalPlugin = {
-  add: hostLocalAdd,
-  del: hostLocalDel,
-  check: hostLocalCheck,
-  gc: hostLocalGc,
-  status: hostLocalStatus,
-} as const;

@@ -1,7 +1,7 @@
 // IPAM for plugins that delegate to it (bridge). The delegate named by `ipam.type` is looked
-// up on CNI_PATH as the spec says (cni-spec.md §5); when that file is our own host-local or
+// up on CNI_PATH as the spec says (https://github.com/containernetworking/cni/blob/spec-v1.1.0/SPEC.md#section-4-plugin-delegation); when that file is our own host-local or
 // static, its code runs in this process with the same request instead of a second Node
-// start (DESIGN.md §4). Anything else is executed with the same environment and the
+// start (docs/architecture.md#in-process-ipam). Anything else is executed with the same environment and the
 // complete config on stdin. Either way the caller sees the same result and the same errors.
 import {
   asCniError,
@@ -11,38 +11,33 @@ import {
   delegateGc,
   delegateStatus,
   findInPath,
-  foldKeys,
   parseResult,
   renderResult,
   type CniRequest,
   type Result,
 } from '../cni-spec/index.ts';
-import { hostLocalPlugin } from './host-local.ts';
+import * as hostLocal from './host-local.ts';
 import { ourIpam, type OurIpam } from './our-plugin.ts';
-import { staticPlugin } from './static.ts';
+import * as staticIpam from './static.ts';
 
 interface Allocator {
-  add(req: CniRequest): Promise<Result>;
-  del(req: CniRequest): Promise<void>;
-  check(req: CniRequest): Promise<void>;
-  gc?(req: CniRequest): Promise<void>;
-  status?(req: CniRequest): Promise<void>;
+  readonly add: (req: CniRequest) => Promise<Result>;
+  readonly del: (req: CniRequest) => Promise<void>;
+  readonly check: (req: CniRequest) => Promise<void>;
+  readonly gc?: (req: CniRequest) => Promise<void>;
+  readonly status?: (req: CniRequest) => Promise<void>;
 }
 
-const ALLOCATORS: Record<OurIpam, Allocator> = { 'host-local': hostLocalPlugin, static: staticPlugin };
-
-/** `ipam.type`, keys matched like Go's decoder; '' when absent (findInPath then says so). */
-function ipamType(config: Record<string, unknown>): string {
-  const { ipam } = foldKeys(config, ['ipam']);
-  if (typeof ipam !== 'object' || ipam === null || Array.isArray(ipam)) return '';
-  const { type } = foldKeys(ipam as Record<string, unknown>, ['type']);
-  return typeof type === 'string' ? type : '';
-}
+const ALLOCATORS: Record<OurIpam, Allocator> = {
+  'host-local': { add: hostLocal.cmdAdd, del: hostLocal.cmdDel, check: hostLocal.cmdCheck, gc: hostLocal.cmdGc, status: hostLocal.cmdStatus },
+  static: { add: staticIpam.cmdAdd, del: staticIpam.cmdDel, check: staticIpam.cmdCheck },
+};
 
 type Target = { type: string; inProcess?: Allocator };
 
-function resolve(req: CniRequest): Target {
-  const type = ipamType(req.config);
+// `type` is ipam.type as the caller's config loader resolved it (bridge: conf.ts); only the
+// file it names on CNI_PATH is looked at here.
+function resolve(type: string, req: CniRequest): Target {
   const ours = ourIpam(findInPath(type, req.path));
   return ours === undefined ? { type } : { type, inProcess: ALLOCATORS[ours] };
 }
@@ -57,8 +52,8 @@ async function inProcess<T>(run: () => Promise<T>): Promise<T> {
 }
 
 /** ADD on the IPAM delegate: the result in the internal 1.1.0 shape. */
-export async function ipamAdd(req: CniRequest): Promise<Result> {
-  const t = resolve(req);
+export async function ipamAdd(type: string, req: CniRequest): Promise<Result> {
+  const t = resolve(type, req);
   if (t.inProcess === undefined) return delegateAdd(t.type, req.stdin, req);
   const allocator = t.inProcess;
   // Through the config's version and back, exactly as an executed delegate's output is read:
@@ -66,29 +61,29 @@ export async function ipamAdd(req: CniRequest): Promise<Result> {
   return inProcess(async () => parseResult(JSON.parse(renderResult(await allocator.add(req), req.cniVersion)), req.cniVersion));
 }
 
-export async function ipamDel(req: CniRequest): Promise<void> {
-  const t = resolve(req);
+export async function ipamDel(type: string, req: CniRequest): Promise<void> {
+  const t = resolve(type, req);
   if (t.inProcess === undefined) return delegateDel(t.type, req.stdin, req);
   const allocator = t.inProcess;
   return inProcess(() => allocator.del(req));
 }
 
-export async function ipamCheck(req: CniRequest): Promise<void> {
-  const t = resolve(req);
+export async function ipamCheck(type: string, req: CniRequest): Promise<void> {
+  const t = resolve(type, req);
   if (t.inProcess === undefined) return delegateCheck(t.type, req.stdin, req);
   const allocator = t.inProcess;
   return inProcess(() => allocator.check(req));
 }
 
-export async function ipamGc(req: CniRequest): Promise<void> {
-  const t = resolve(req);
+export async function ipamGc(type: string, req: CniRequest): Promise<void> {
+  const t = resolve(type, req);
   if (t.inProcess === undefined) return delegateGc(t.type, req.stdin, req);
   const gc = t.inProcess.gc;
   if (gc !== undefined) return inProcess(() => gc(req));
 }
 
-export async function ipamStatus(req: CniRequest): Promise<void> {
-  const t = resolve(req);
+export async function ipamStatus(type: string, req: CniRequest): Promise<void> {
+  const t = resolve(type, req);
   if (t.inProcess === undefined) return delegateStatus(t.type, req.stdin, req);
   const status = t.inProcess.status;
   if (status !== undefined) return inProcess(() => status(req));

@@ -1,6 +1,6 @@
 // Recognising one of our own IPAM executables on CNI_PATH. scripts/build.ts writes
 // `// cni-ts plugin: <name>` as line 2 of every executable; reading those few bytes is much
-// cheaper than starting another Node process (DESIGN.md §4).
+// cheaper than starting another Node process (docs/architecture.md#in-process-ipam).
 import { accessSync, closeSync, constants, openSync, readSync } from 'node:fs';
 
 const MARKER = '// cni-ts plugin: ';

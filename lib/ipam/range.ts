@@ -1,5 +1,5 @@
 // One host-local range: a subnet, the inclusive [rangeStart, rangeEnd] to allocate from, and
-// the gateway the iterator skips (plugins.md §5.1, checklist item 11).
+// the gateway the iterator skips (reference https://github.com/containernetworking/plugins/blob/v1.9.0/plugins/ipam/host-local/backend/allocator/range.go).
 import {
   bitsOf,
   formatAddr,

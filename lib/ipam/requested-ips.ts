@@ -1,4 +1,4 @@
-// Addresses a runtime asks host-local for (plugins.md §5.1, checklist item 13): CNI_ARGS
+// Addresses a runtime asks host-local for (reference https://github.com/containernetworking/plugins/blob/v1.9.0/plugins/ipam/host-local/backend/allocator/config.go): CNI_ARGS
 // `IP`, `args.cni.ips` and `runtimeConfig.ips` are all collected — unlike static, where the
 // sources replace each other. A prefix length is accepted and ignored.
 import { CniError, ErrorCode, parseCniArgs } from '../cni-spec/index.ts';

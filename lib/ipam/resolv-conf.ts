@@ -1,4 +1,4 @@
-// resolv.conf → result DNS (host-local `resolvConf`, plugins.md §5.1): nameserver, domain,
+// resolv.conf → result DNS (host-local `resolvConf`, reference https://github.com/containernetworking/plugins/blob/v1.9.0/plugins/ipam/host-local/dns.go): nameserver, domain,
 // search and options lines; comments (# or ;), blank lines and other keywords skipped.
 import { readFileSync } from 'node:fs';
 import type { DNS } from '../cni-spec/index.ts';

@@ -1,4 +1,4 @@
-// static IPAM's config (plugins.md §6). Where the addresses come from, strongest first:
+// static IPAM's config (https://github.com/containernetworking/plugins/blob/v1.9.0/plugins/ipam/static/main.go). Where the addresses come from, strongest first:
 // runtimeConfig.ips, then args.cni.ips (each replaces everything before it, gateways
 // included), then ipam.addresses plus CNI_ARGS IP (appended), whose addresses take the
 // CNI_ARGS GATEWAY that lies in their subnet.

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { staticAdd, staticCheck, staticDel } from './static.ts';
+import { cmdAdd, cmdCheck, cmdDel } from './static.ts';
 import { makeRequest } from './test-request.ts';
 
 const conf = (ipam: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
@@ -8,7 +8,7 @@ const conf = (ipam: Record<string, unknown>, extra: Record<string, unknown> = {}
   ipam: { type: 'static', ...ipam },
   ...extra,
 });
-const add = (c: Record<string, unknown>, args = '') => staticAdd(makeRequest(c, { args }));
+const add = (c: Record<string, unknown>, args = '') => cmdAdd(makeRequest(c, { args }));
 const addresses = async (c: Record<string, unknown>, args = '') => (await add(c, args)).ips;
 
 t.test('ADD returns addresses, routes and DNS as configured', async (t) => {
@@ -118,12 +118,12 @@ t.test('0.2.0 allows one address per family', async (t) => {
 });
 
 t.test('DEL does nothing, not even read the config', async (t) => {
-  await t.resolves(staticDel(makeRequest({ cniVersion: '1.0.0', name: 'n', ipam: 'garbage' }, { command: 'DEL' })));
+  await t.resolves(cmdDel(makeRequest({ cniVersion: '1.0.0', name: 'n', ipam: 'garbage' }, { command: 'DEL' })));
 });
 
 t.test('CHECK compares configured gateways with prevResult', async (t) => {
   const ipam = { addresses: [{ address: '10.10.0.5/24', gateway: '10.10.0.1' }, { address: '10.20.0.5/24' }] };
-  const check = (prevResult?: unknown) => staticCheck(makeRequest(conf(ipam, prevResult === undefined ? {} : { prevResult }), { command: 'CHECK' }));
+  const check = (prevResult?: unknown) => cmdCheck(makeRequest(conf(ipam, prevResult === undefined ? {} : { prevResult }), { command: 'CHECK' }));
   await t.rejects(check(), { message: 'Required prevResult missing' });
   await t.resolves(check({ cniVersion: '1.0.0', ips: [{ address: '10.10.0.5/24', gateway: '10.10.0.1' }, { address: '10.20.0.5/24', gateway: '10.20.0.9' }] }));
   await t.resolves(check({ cniVersion: '1.0.0', ips: [{ address: '10.99.0.5/24' }] }), 'configured addresses missing from prevResult are not checked');

@@ -1,9 +1,9 @@
-// static IPAM's verbs (plugins.md §6): hands out the configured addresses, keeps no state.
+// static IPAM's verbs (https://github.com/containernetworking/plugins/blob/v1.9.0/plugins/ipam/static/main.go): hands out the configured addresses, keeps no state.
 import type { CniRequest, Result } from '../cni-spec/index.ts';
 import { formatAddr, parseAddr, sameAddr } from './addr.ts';
 import { loadStaticConf } from './static-conf.ts';
 
-export async function staticAdd(req: CniRequest): Promise<Result> {
+export async function cmdAdd(req: CniRequest): Promise<Result> {
   const conf = loadStaticConf(req);
   return {
     cniVersion: req.cniVersion,
@@ -16,13 +16,13 @@ export async function staticAdd(req: CniRequest): Promise<Result> {
 }
 
 /** Nothing was allocated, so nothing to release; the config is not even read. */
-export async function staticDel(_req: CniRequest): Promise<void> {}
+export async function cmdDel(_req: CniRequest): Promise<void> {}
 
 /**
  * A configured address found in prevResult must carry the configured gateway (if any). A
  * configured address missing from prevResult is not an error: the reference skips it.
  */
-export async function staticCheck(req: CniRequest): Promise<void> {
+export async function cmdCheck(req: CniRequest): Promise<void> {
   const conf = loadStaticConf(req);
   const prev = req.prevResult;
   if (prev === undefined) throw new Error('Required prevResult missing');
@@ -36,9 +36,3 @@ export async function staticCheck(req: CniRequest): Promise<void> {
     }
   }
 }
-
-export const staticPlugin = {
-  add: staticAdd,
-  del: staticDel,
-  check: staticCheck,
-} as const;

@@ -1,5 +1,5 @@
-// host-local's on-disk state, byte for byte the reference's (plugins.md §5.2, checklist
-// item 12), so the Go plugin and this one can share a dataDir in either direction:
+// host-local's on-disk state, byte for byte the reference's
+// (https://github.com/containernetworking/plugins/blob/v1.9.0/plugins/ipam/host-local/backend/disk/backend.go), so the Go plugin and this one can share a dataDir in either direction:
 //   <dataDir>/<network>/<ip>                 "<containerID>\r\n<ifname>", mode 0600, O_EXCL
 //   <dataDir>/<network>/last_reserved_ip.<i> the last address reserved from range set i
 //   <dataDir>/<network>/lock                 flock(LOCK_EX) around every change

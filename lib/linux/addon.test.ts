@@ -11,7 +11,7 @@ const dir = mkdtempSync(join(tmpdir(), 'cni-addon-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
 
 t.test('LOCK_* match the addon', async (t) => {
-  const m = nativeModule('cni_native');
+  const m = nativeModule('cni_native') as Record<string, number>;
   t.same({ LOCK_SH, LOCK_EX, LOCK_NB, LOCK_UN }, { LOCK_SH: m.LOCK_SH, LOCK_EX: m.LOCK_EX, LOCK_NB: m.LOCK_NB, LOCK_UN: m.LOCK_UN });
 });
 

@@ -1,7 +1,7 @@
 // Waiting for IPv6 duplicate address detection to finish on a link.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { getLinkByIndex } from './link.ts';
-import { formatIp } from './ip-bytes.ts';
+import { formatIpBytes } from '../cni-spec/ip-bytes.ts';
 import { nl } from './netlink-error.ts';
 import type { Netns } from './netns.ts';
 
@@ -21,7 +21,7 @@ export async function listIpv6AddrStates(ns: Netns, index: number): Promise<Addr
     .map((m) => {
       // IFA_FLAGS (u32) supersedes the u8 ifa_flags; the library parses both into objects.
       const flags = { ...m.data.flags, ...m.attrs.flags };
-      return { address: formatIp((m.attrs.address ?? m.attrs.local) as Buffer), tentative: flags.tentative === true, dadFailed: flags.dadfailed === true };
+      return { address: formatIpBytes((m.attrs.address ?? m.attrs.local) as Buffer), tentative: flags.tentative === true, dadFailed: flags.dadfailed === true };
     });
 }
 

@@ -1,7 +1,7 @@
 // Interface addresses of a namespace, through its rtnetlink socket.
 import type { AddressMessage } from 'netlink/dist/rt/structs.js';
-import { ipv4Broadcast } from './cidr-math.ts';
-import { formatIp, parseCidr, type IpFamily, type ParsedCidr } from './ip-bytes.ts';
+import { ipv4Broadcast } from '../cni-spec/cidr-math.ts';
+import { formatIpBytes, cidrBytes, type IpFamily, type CidrBytes } from '../cni-spec/ip-bytes.ts';
 import { isNetlinkError, nl } from './netlink-error.ts';
 import type { Netns } from './netns.ts';
 
@@ -30,7 +30,7 @@ function toAddrInfo(msg: AddressMessage): AddrInfo | undefined {
   if (!family || !bytes) return undefined;
   return {
     family,
-    address: formatIp(bytes),
+    address: formatIpBytes(bytes),
     prefixLen: data.prefixlen ?? 0,
     index: data.index ?? 0,
     scope: data.scope ?? 0,
@@ -53,8 +53,8 @@ export async function listAddresses(
   return out;
 }
 
-function mustParse(cidr: string): ParsedCidr {
-  const parsed = parseCidr(cidr);
+function mustParse(cidr: string): CidrBytes {
+  const parsed = cidrBytes(cidr);
   if (!parsed) throw new TypeError(`invalid CIDR address ${JSON.stringify(cidr)}`);
   return parsed;
 }

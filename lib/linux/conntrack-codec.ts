@@ -71,4 +71,3 @@ export function encodeCtDelete(e: CtEntry): Buffer {
   if (e.origTuple.length === 0) throw new Error('refusing a conntrack delete without a tuple (it would flush the table)');
   return Buffer.concat([encodeNfgenmsg(e.family), e.origTuple, ...(e.zone ? [e.zone] : [])]);
 }
-

@@ -4,7 +4,18 @@
 // library does for portmap). netlink@0.3.0 has no netfilter module, but its generic socket
 // (createNetlink) speaks any protocol; the messages come from conntrack-codec.ts.
 import { createNetlink, type NetlinkSocket } from 'netlink/dist/netlink.js';
-import { AF_INET, AF_INET6, ctMsgType, decodeCtEntry, encodeCtDelete, encodeCtDumpRequest, IPCTNL_MSG_CT_DELETE, IPCTNL_MSG_CT_GET, IPCTNL_MSG_CT_NEW, NETLINK_NETFILTER } from './conntrack-codec.ts';
+import {
+  AF_INET,
+  AF_INET6,
+  ctMsgType,
+  decodeCtEntry,
+  encodeCtDelete,
+  encodeCtDumpRequest,
+  IPCTNL_MSG_CT_DELETE,
+  IPCTNL_MSG_CT_GET,
+  IPCTNL_MSG_CT_NEW,
+  NETLINK_NETFILTER,
+} from './conntrack-codec.ts';
 import { nl, toNetlinkError } from './netlink-error.ts';
 
 const NLM_F_DUMP = 0x300;

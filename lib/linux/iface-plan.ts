@@ -1,6 +1,6 @@
 // What configureIface does to one container interface, worked out from a result. Pure.
 import type { Result } from '../cni-spec/result.ts';
-import { parseCidr, parseIp, type IpFamily } from './ip-bytes.ts';
+import { cidrBytes, ipBytes, type IpFamily } from '../cni-spec/ip-bytes.ts';
 
 export interface PlannedRoute {
   dst: string;
@@ -39,17 +39,17 @@ export function planIfaceConfig(result: Result, ifname: string): IfacePlan {
     if (ipc.interface < 0 || ipc.interface >= ifaces.length || ifaces[ipc.interface]?.name !== ifname) {
       throw new IfaceConfigError(`failed to add IP addr ${ipc.address} to ${JSON.stringify(ifname)}: invalid interface index`);
     }
-    const c = parseCidr(ipc.address);
+    const c = cidrBytes(ipc.address);
     if (!c) throw new IfaceConfigError(`failed to add IP addr ${ipc.address} to ${JSON.stringify(ifname)}: invalid address`);
     plan.addresses.push({ cidr: ipc.address, family: c.family });
     if (c.family === 6) plan.enableIpv6 = true;
     const gw = ipc.gateway;
-    const gwFamily = gw === undefined ? undefined : parseIp(gw)?.family;
+    const gwFamily = gw === undefined ? undefined : ipBytes(gw)?.family;
     if (gw !== undefined && gwFamily && gateways[gwFamily] === undefined) gateways[gwFamily] = gw;
   }
   plan.settleIpv6 = gateways[6] !== undefined;
   for (const r of result.routes ?? []) {
-    const family = parseCidr(r.dst)?.family;
+    const family = cidrBytes(r.dst)?.family;
     if (!family) throw new IfaceConfigError(`invalid route destination ${JSON.stringify(r.dst)}`);
     const gw = r.gw ?? gateways[family];
     plan.routes.push({

@@ -16,7 +16,6 @@ export {
   type OperState,
 } from './link.ts';
 export { addAddress, delAddress, listAddresses, type AddrInfo } from './addr.ts';
-export { formatIp, parseCidr, parseIp, type IpFamily, type ParsedCidr } from './ip-bytes.ts';
 // File locks (host-local's store, nft serialization).
 export { flock, LOCK_EX, LOCK_NB, LOCK_SH, LOCK_UN } from './addon.ts';
 // Bridges, veth pairs, bridge-port VLANs and options (our own netlink codec: nl-codec.ts).
@@ -32,9 +31,10 @@ export { listIpv6AddrStates, settleIpv6Addresses, SettleError, type AddrState } 
 export { configureIface, ConfigureIfaceError } from './configure-iface.ts';
 export { planIfaceConfig, IfaceConfigError, type IfacePlan, type PlannedRoute } from './iface-plan.ts';
 // Pure helpers on addresses.
-export { firstHost, maskBytes, networkCidr, nextIp, prefixContains, sameIp } from './cidr-math.ts';
 export { formatMac, isUnicastMac, parseMac } from './mac.ts';
 // Netfilter state owned by the bridge plugin: ipMasq and the MAC spoof check.
 export * from './netfilter/index.ts';
+// Traffic control (bandwidth): tbf/ingress qdiscs, u32+mirred redirect, ifb (our codec: tc/).
+export * from './tc/index.ts';
 export { deleteConntrackByDstPort } from './conntrack.ts';
 export { routeInterface } from './route-get.ts';

@@ -17,7 +17,7 @@ t.test('a veth bridge port: peer index, hairpin and isolated from the slave data
 });
 
 t.test('a bridge: vlan_filtering and promiscuity', async (t) => {
-  const on = toLinkDetail({ ...msg(encodeAttrs([attrString(1, 'bridge'), attrNest(2, [attrU8(7, 1)])])), data: { index: 3, flags: { promisc: true } } } as LinkMessage);
+  const on = toLinkDetail({ ...msg(encodeAttrs([attrString(1, 'bridge'), attrNest(2, [attrU8(7, 1)])])), data: { index: 3, flags: { promisc: true } } });
   t.equal(bridgeVlanFiltering(on), true);
   t.equal(on.promisc, true);
   t.equal(bridgePortFlags(on), undefined, 'not a port');

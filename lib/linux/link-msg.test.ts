@@ -2,7 +2,7 @@
 // where our attribute order differs, the same attributes compared as a tree.
 import t from 'tap';
 import { encodeBridgePortOptions, encodeBridgeVlans, encodeNewBridge, encodeNewVeth } from './link-msg.ts';
-import { decodeAttrs, type RawAttr } from './nl-codec.ts';
+import { decodeAttrs } from './nl-codec.ts';
 
 const hex = (b: Buffer): string => b.toString('hex');
 const IFINFO = 16;
@@ -14,7 +14,7 @@ interface Tree {
 /** Attribute tree keyed by type path; nests named in NESTS are descended into. */
 function tree(buf: Buffer, path = ''): Tree {
   const out: Tree = {};
-  for (const a of decodeAttrs(buf) as RawAttr[]) {
+  for (const a of decodeAttrs(buf)) {
     const key = path ? `${path}.${a.type}` : String(a.type);
     // iproute2 sends IFLA_INFO_KIND without its NUL, we with it; the kernel takes both.
     const value = key === '18.1' ? hex(a.value).replace(/(00)+$/, '') : hex(a.value);

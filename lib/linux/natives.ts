@@ -6,10 +6,11 @@ import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 
-export function nativeModule(name: 'cni_native' | 'netlink'): any {
+export function nativeModule(name: 'cni_native' | 'netlink'): unknown {
   if (name === 'cni_native') return require('../../native/build/Release/cni_native.node');
   // Same resolver, same directory as netlink's raw.js, so both get the one
   // cached instance of whichever binding node-gyp-build picks.
   const pkg = require.resolve('netlink/package.json');
-  return createRequire(pkg)('node-gyp-build')(pkg.slice(0, -'/package.json'.length));
+  const load = createRequire(pkg)('node-gyp-build') as (dir: string) => unknown;
+  return load(pkg.slice(0, -'/package.json'.length));
 }

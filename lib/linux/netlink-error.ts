@@ -20,7 +20,7 @@ export class NetlinkError extends Error {
   /** The request that failed, e.g. 'RTM_NEWLINK'. Not in the message, which stays reference-like. */
   readonly op: string;
 
-  constructor(op: string, errno: number, code: string, message: string, cause?: unknown) {
+  constructor({ op, errno, code }: { op: string; errno: number; code: string }, message: string, cause?: unknown) {
     super(message, cause === undefined ? undefined : { cause });
     this.op = op;
     this.errno = errno;
@@ -29,7 +29,7 @@ export class NetlinkError extends Error {
 
   static fromErrno(op: string, errno: number, cause?: unknown): NetlinkError {
     const { code, text } = describeErrno(errno);
-    return new NetlinkError(op, errno, code, text, cause);
+    return new NetlinkError({ op, errno, code }, text, cause);
   }
 }
 
@@ -47,7 +47,7 @@ export function toNetlinkError(op: string, err: unknown): NetlinkError {
   }
   // ErrnoException from the binding: errno is already positive.
   if (typeof e?.errno === 'number' && e.errno > 0) return NetlinkError.fromErrno(op, e.errno, err);
-  return new NetlinkError(op, 0, 'EUNKNOWN', message, err);
+  return new NetlinkError({ op, errno: 0, code: 'EUNKNOWN' }, message, err);
 }
 
 /** Awaits a netlink request, rethrowing its failure as a NetlinkError tagged with op. */

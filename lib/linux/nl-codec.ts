@@ -1,7 +1,7 @@
 // A small netlink attribute codec for what netlink@0.3.0 cannot write: link kinds with
 // IFLA_INFO_DATA (bridge, veth peer), bridge-port slave data, IFLA_AF_SPEC for bridge VLANs.
 // Its attribute writer only knows flat, typed attributes and masks off NLA_F_NESTED
-// (DESIGN.md §3). Pure: everything here is bytes in, bytes out, tested without root.
+// (docs/architecture.md#the-linux-layer). Pure: everything here is bytes in, bytes out, tested without root.
 //
 // Layout (include/uapi/linux/netlink.h): struct nlattr { u16 nla_len; u16 nla_type; } then
 // the payload; nla_len counts header + payload, not the padding to 4 bytes that follows.
@@ -57,7 +57,7 @@ export const attrStructNest = (type: number, head: Buffer, children: readonly At
 });
 
 function encodedLength(a: Attr): number {
-  const payload = Buffer.isBuffer(a.payload) ? a.payload.length : (a.payload as readonly Attr[]).reduce((n, c) => n + encodedLength(c), 0);
+  const payload = Buffer.isBuffer(a.payload) ? a.payload.length : (a.payload).reduce((n, c) => n + encodedLength(c), 0);
   return align4(NLA_HDRLEN + payload);
 }
 
@@ -67,7 +67,7 @@ function writeAttr(a: Attr, out: Buffer, off: number): number {
     a.payload.copy(out, p);
     p += a.payload.length;
   } else {
-    for (const c of a.payload as readonly Attr[]) p = writeAttr(c, out, p);
+    for (const c of a.payload) p = writeAttr(c, out, p);
   }
   const len = p - off;
   if (len > 0xffff) throw new RangeError(`netlink attribute ${a.type & NLA_TYPE_MASK} too long (${len} bytes)`);

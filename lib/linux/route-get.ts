@@ -1,6 +1,6 @@
 // The interface the kernel would send a packet to `ip` through (RTM_GETROUTE for one address,
 // what `ip route get` asks), by name; undefined when there is no route.
-import { parseIp } from './ip-bytes.ts';
+import { ipBytes } from '../cni-spec/ip-bytes.ts';
 import { getLinkByIndex } from './link.ts';
 import { nl } from './netlink-error.ts';
 import type { Netns } from './netns.ts';
@@ -9,7 +9,7 @@ const AF_INET = 2;
 const AF_INET6 = 10;
 
 export async function routeInterface(ns: Netns, ip: string): Promise<string | undefined> {
-  const addr = parseIp(ip);
+  const addr = ipBytes(ip);
   if (addr === undefined) return undefined;
   const v4 = addr.family === 4;
   let msgs;

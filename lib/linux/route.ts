@@ -1,7 +1,7 @@
 // Routes of a namespace, through its rtnetlink socket.
 import type { RouteMessage } from 'netlink/dist/rt/structs.js';
-import { maskBytes } from './cidr-math.ts';
-import { formatIp, parseCidr, parseIp, type IpFamily } from './ip-bytes.ts';
+import { maskBytes } from '../cni-spec/cidr-math.ts';
+import { formatIpBytes, cidrBytes, ipBytes, type IpFamily } from '../cni-spec/ip-bytes.ts';
 import { nl } from './netlink-error.ts';
 import { findAttr } from './nl-codec.ts';
 import type { Netns } from './netns.ts';
@@ -40,7 +40,7 @@ export interface RouteInfo {
 }
 
 function parseDst(dst: string): { family: IpFamily; bytes: Buffer; prefixLen: number } {
-  const c = parseCidr(dst);
+  const c = cidrBytes(dst);
   if (!c) throw new TypeError(`invalid route destination ${JSON.stringify(dst)}`);
   return { ...c, bytes: maskBytes(c.bytes, c.prefixLen) };
 }
@@ -52,7 +52,7 @@ function parseDst(dst: string): { family: IpFamily; bytes: Buffer; prefixLen: nu
  */
 export async function addRoute(ns: Netns, r: RouteSpec, o: { append?: boolean } = {}): Promise<void> {
   const dst = parseDst(r.dst);
-  const gw = r.gw === undefined ? undefined : parseIp(r.gw);
+  const gw = r.gw === undefined ? undefined : ipBytes(r.gw);
   if (r.gw !== undefined && (!gw || gw.family !== dst.family)) throw new TypeError(`invalid gateway ${JSON.stringify(r.gw)} for ${r.dst}`);
   const table = r.table ?? RT_TABLE_MAIN;
   await nl(
@@ -108,7 +108,7 @@ export function toRouteInfos(msg: RouteMessage): RouteInfo[] {
   const zero = Buffer.alloc(family === 4 ? 4 : 16);
   const base: RouteInfo = {
     family,
-    dst: `${formatIp(attrs.dst ?? zero)}/${data.dstLen ?? 0}`,
+    dst: `${formatIpBytes(attrs.dst ?? zero)}/${data.dstLen ?? 0}`,
     table: attrs.table ?? data.table ?? RT_TABLE_MAIN,
     scope: scopeOf(data.scope),
   };
@@ -117,7 +117,7 @@ export function toRouteInfos(msg: RouteMessage): RouteInfo[] {
   return hops.map((h) => ({
     ...base,
     ...(h.index !== undefined && { index: h.index }),
-    ...(h.gw && { gw: formatIp(h.gw) }),
+    ...(h.gw && { gw: formatIpBytes(h.gw) }),
   }));
 }
 

@@ -1,34 +1,16 @@
-// ADD (plugins.md §1.2). Every step that leaves something behind registers its undo first,
-// so a failing ADD leaves no veth, no rules and no IP allocated (DESIGN.md §6).
+// ADD, as the reference's cmdAdd (https://github.com/containernetworking/plugins/blob/v1.9.0/plugins/main/bridge/bridge.go). Every step that leaves something behind registers its undo first,
+// so a failing ADD leaves no veth, no rules and no IP allocated (docs/architecture.md#conventions).
 import { UndoStack, type CniRequest, type Interface, type Result } from '../../lib/cni-spec/index.ts';
-import { ipamAdd, ipamDel } from '../../lib/ipam/index.ts';
-import {
-  getLinkByIndex,
-  Netns,
-  openContainerNetns,
-  resolveMasqBackend,
-  setLinkUp,
-  setupIpMasq,
-  setupMacSpoofCheck,
-  teardownIpMasq,
-  teardownMacSpoofCheck,
-  waitOperUp,
-  type LinkInfo,
-  type MasqBackend,
-  type VethPair,
-} from '../../lib/linux/index.ts';
-import { ensureBridge } from './bridge-setup.ts';
+import type { LinkInfo, MasqBackend, Netns, VethPair } from '../../lib/linux/index.ts';
 import { loadConf, type BridgeConf } from './conf.ts';
-import { configureContainer } from './container-setup.ts';
+import { realDeps, type BridgeDeps } from './deps.ts';
 import { planGateways } from './gateway-plan.ts';
-import { setupGateways } from './gateway-setup.ts';
-import { setupPort } from './port-setup.ts';
 import { assembleResult } from './result.ts';
-import { ensureVlanGateway } from './vlan-gateway.ts';
 
 interface Add {
   readonly req: CniRequest;
   readonly conf: BridgeConf;
+  readonly d: BridgeDeps;
   readonly masq: MasqBackend | undefined;
   readonly host: Netns;
   readonly pod: Netns;
@@ -43,18 +25,18 @@ interface L3 {
   vlanGateway?: Interface;
 }
 
-export async function cmdAdd(req: CniRequest): Promise<Result> {
+export async function cmdAdd(req: CniRequest, d: BridgeDeps = realDeps): Promise<Result> {
   const conf = loadConf(req, { forAdd: true });
-  const masq = conf.ipMasq && conf.ipamType ? resolveMasqBackend(conf.ipMasqBackend) : undefined;
-  const pod = openContainerNetns(req.netns);
-  const host = Netns.host();
-  const a: Add = { req, conf, masq, host, pod, undo: new UndoStack('bridge') };
+  const masq = conf.ipMasq && conf.ipamType ? d.netfilter.resolveMasqBackend(conf.ipMasqBackend) : undefined;
+  const pod = d.netns.container(req.netns);
+  const host = d.netns.host();
+  const a: Add = { req, conf, d, masq, host, pod, undo: new UndoStack('bridge') };
   try {
-    const bridge = await ensureBridge(host, conf);
-    const pair = await setupPort(host, pod, bridge, portSpec(a), a.undo);
+    const bridge = await d.kernel.ensureBridge(host, conf);
+    const pair = await setupPort(a, bridge);
     if (conf.macspoofchk) await setupSpoofCheck(a, pair);
-    const l3 = conf.ipamType ? await setupL3(a, bridge, pair) : await setupL2(a, pair);
-    if (!conf.disableContainerInterface) await waitOperUp(host, pair.host.index);
+    const l3 = conf.ipamType ? await setupL3(a, conf.ipamType, bridge, pair) : await setupL2(a, pair);
+    if (!conf.disableContainerInterface) await d.kernel.waitOperUp(host, pair.host.index);
     return await buildResult(a, bridge, pair, l3);
   } catch (err) {
     await a.undo.unwind();
@@ -65,46 +47,51 @@ export async function cmdAdd(req: CniRequest): Promise<Result> {
   }
 }
 
-function portSpec({ req, conf }: Add) {
-  return { ifname: req.ifname, mtu: conf.mtu, mac: conf.mac, hairpin: conf.hairpinMode, isolated: conf.portIsolation, vlans: conf.portVlans };
+/** The veth pair, its removal registered before the port is configured. */
+async function setupPort({ req, conf, d, host, pod, undo }: Add, bridge: LinkInfo): Promise<VethPair> {
+  const spec = { ifname: req.ifname, mtu: conf.mtu, mac: conf.mac, hairpin: conf.hairpinMode, isolated: conf.portIsolation, vlans: conf.portVlans };
+  const pair = await d.kernel.createPort({ host, container: pod }, bridge, spec);
+  undo.push(`veth ${pair.host.name}`, () => d.kernel.deleteLink(host, pair.host.index));
+  await d.kernel.configurePort(host, pair.host, spec);
+  return pair;
 }
 
-async function setupSpoofCheck({ req, undo }: Add, pair: VethPair): Promise<void> {
+async function setupSpoofCheck({ req, d, undo }: Add, pair: VethPair): Promise<void> {
   const ref = { containerId: req.containerId, ifname: req.ifname };
-  undo.push('macspoofchk rules', () => teardownMacSpoofCheck(ref));
-  await setupMacSpoofCheck({ ...ref, hostIfname: pair.host.name, mac: pair.container.mac });
+  undo.push('macspoofchk rules', () => d.netfilter.teardownMacSpoofCheck(ref));
+  await d.netfilter.setupMacSpoofCheck({ ...ref, hostIfname: pair.host.name, mac: pair.container.mac });
 }
 
-async function setupL2({ conf, pod }: Add, pair: VethPair): Promise<L3 | undefined> {
-  if (!conf.disableContainerInterface) await setLinkUp(pod, pair.container.index);
+async function setupL2({ conf, d, pod }: Add, pair: VethPair): Promise<L3 | undefined> {
+  if (!conf.disableContainerInterface) await d.kernel.setLinkUp(pod, pair.container.index);
   return undefined;
 }
 
-async function setupL3(a: Add, bridge: LinkInfo, pair: VethPair): Promise<L3> {
-  const { req, conf, host, pod, undo } = a;
-  const ipam = await ipamAdd(req);
-  undo.push('IPAM allocation', () => ipamDel(req));
+async function setupL3(a: Add, ipamType: string, bridge: LinkInfo, pair: VethPair): Promise<L3> {
+  const { req, conf, d, host, pod, undo } = a;
+  const ipam = await d.ipam.add(ipamType, req);
+  undo.push('IPAM allocation', () => d.ipam.del(ipamType, req));
   if (!ipam.ips || ipam.ips.length === 0) throw new Error('IPAM plugin returned missing IP config');
   const plan = planGateways(ipam.ips, ipam.routes ?? [], conf);
   const l3: L3 = { ips: plan.ips, routes: plan.routes, dns: ipam.dns };
   const draft = assembleResult({ cniVersion: req.cniVersion, bridge: { name: bridge.name }, hostVeth: { name: pair.host.name }, container: { name: req.ifname }, ips: plan.ips, routes: plan.routes });
-  await configureContainer(pod, req.ifname, draft, conf.enableDad);
+  await d.kernel.configureContainer(pod, req.ifname, draft, conf.enableDad);
   if (conf.isGateway && plan.gateways.length > 0) {
-    const target = conf.vlan !== 0 ? await ensureVlanGateway(host, bridge, conf.vlan, conf.preserveDefaultVlan) : bridge;
+    const target = conf.vlan !== 0 ? await d.kernel.ensureVlanGateway(host, bridge, conf.vlan, conf.preserveDefaultVlan) : bridge;
     if (target !== bridge) l3.vlanGateway = { name: target.name, mac: target.mac };
-    await setupGateways(host, target, target.mac, plan.gateways, conf.forceAddress);
+    await d.kernel.setupGateways(host, target, { before: target.mac, gateways: plan.gateways, forceAddress: conf.forceAddress });
   }
   if (a.masq) {
     const t = { network: conf.network, containerId: req.containerId, ifname: req.ifname, ips: plan.ips.map((ip) => ip.address) };
-    undo.push('ipMasq rules', () => teardownIpMasq(t));
-    await setupIpMasq(a.masq, t);
+    undo.push('ipMasq rules', () => d.netfilter.teardownIpMasq(t));
+    await d.netfilter.setupIpMasq(a.masq, t);
   }
   return l3;
 }
 
 /** MACs of the bridge and the host veth are read again: both can change while ports join. */
-async function buildResult({ req, conf, host }: Add, bridge: LinkInfo, pair: VethPair, l3: L3 | undefined): Promise<Result> {
-  const [br, hostVeth] = await Promise.all([getLinkByIndex(host, bridge.index), getLinkByIndex(host, pair.host.index)]);
+async function buildResult({ req, conf, d, host }: Add, bridge: LinkInfo, pair: VethPair, l3: L3 | undefined): Promise<Result> {
+  const [br, hostVeth] = await Promise.all([d.kernel.getLinkByIndex(host, bridge.index), d.kernel.getLinkByIndex(host, pair.host.index)]);
   return assembleResult({
     cniVersion: req.cniVersion,
     bridge: { name: bridge.name, mac: (br ?? bridge).mac },

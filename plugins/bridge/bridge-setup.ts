@@ -1,4 +1,4 @@
-// The bridge itself (plugins.md §1.2 step 3): created if absent, checked if present.
+// The bridge itself (reference ensureBridge, https://github.com/containernetworking/plugins/blob/v1.9.0/plugins/main/bridge/bridge.go): created if absent, checked if present.
 import { createBridge, getLinkByName, setLinkPromisc, setLinkUp, writeSysctl, type LinkInfo, type Netns } from '../../lib/linux/index.ts';
 import type { BridgeConf } from './conf.ts';
 

@@ -1,7 +1,7 @@
 // CHECK of prevResult's addresses and routes inside the container (the reference's
 // ValidateExpectedInterfaceIPs and ValidateExpectedRoute).
-import type { IPConfig, Route } from '../../lib/cni-spec/index.ts';
-import { listAddresses, listRoutes, networkCidr, parseCidr, sameIp, type Netns, type RouteInfo } from '../../lib/linux/index.ts';
+import { cidrBytes, networkCidr, sameIp, type IPConfig, type Route } from '../../lib/cni-spec/index.ts';
+import { listAddresses, listRoutes, type Netns, type RouteInfo } from '../../lib/linux/index.ts';
 import { CheckError } from './check-links.ts';
 
 const RT_TABLE_MAIN = 254;
@@ -12,7 +12,7 @@ export async function validateIps(pod: Netns, ifname: string, index: number, ips
   const addrs = await listAddresses(pod, { index });
   const routes: Record<4 | 6, RouteInfo[] | undefined> = { 4: undefined, 6: undefined };
   for (const ip of ips) {
-    const c = parseCidr(ip.address);
+    const c = cidrBytes(ip.address);
     if (!c) throw new CheckError(`invalid address ${ip.address} in prevResult`);
     if (!addrs.some((a) => a.prefixLen === c.prefixLen && sameIp(a.address, ip.address.slice(0, ip.address.indexOf('/'))))) {
       throw new CheckError(`Failed to match addr ${ip.address} on interface ${ifname}`);
@@ -31,7 +31,7 @@ export async function validateIps(pod: Netns, ifname: string, index: number, ips
 export async function validateRoutes(pod: Netns, routes: readonly Route[]): Promise<void> {
   const cache: Record<4 | 6, RouteInfo[] | undefined> = { 4: undefined, 6: undefined };
   for (const r of routes) {
-    const c = parseCidr(r.dst);
+    const c = cidrBytes(r.dst);
     if (!c) throw new CheckError(`Invalid static route found ${r.dst}`);
     const dst = networkCidr(r.dst);
     const list = (cache[c.family] ??= await listRoutes(pod, c.family));

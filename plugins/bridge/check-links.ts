@@ -1,4 +1,4 @@
-// CHECK's view of the links prevResult names (plugins.md §1.7): the bridge, the container
+// CHECK's view of the links prevResult names (reference cmdCheck, https://github.com/containernetworking/plugins/blob/v1.9.0/plugins/main/bridge/bridge.go): the bridge, the container
 // interface and the host veth between them.
 import type { Interface } from '../../lib/cni-spec/index.ts';
 import { getLinkDetail, type LinkDetail, type Netns } from '../../lib/linux/index.ts';

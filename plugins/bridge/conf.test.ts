@@ -22,6 +22,7 @@ function req(config: Record<string, unknown>, args = ''): CniRequest {
 const add = (config: Record<string, unknown>, args = '') => loadConf(req(config, args), { forAdd: true });
 
 /** Asserts a code-7 error whose message is `msg` and whose details name `field`. */
+// eslint-disable-next-line @typescript-eslint/max-params -- an assertion in t.match's argument order; 27 call sites read as a table
 function refuses(t: Test, config: Record<string, unknown>, field: string, msg: string | RegExp, args = ''): void {
   try {
     add(config, args);
@@ -171,4 +172,11 @@ t.test('DEL/CHECK still load what ADD would refuse, so they can clean up', async
   t.equal(c.hairpinMode, true);
   t.notOk('mac' in c);
   t.throws(() => loadConf(req({ vlan: 9999 })), { code: 7 }, 'VLAN errors fail every verb, as in the reference');
+});
+
+t.test('ipam.type is resolved here, once, with Go key folding; none or empty is L2 mode', async (t) => {
+  t.equal(add({ ipam: { type: 'host-local' } }).ipamType, 'host-local');
+  t.equal(add({ IPAM: { TYPE: 'static' } }).ipamType, 'static');
+  t.equal(add({ ipam: {} }).ipamType, undefined);
+  t.equal(add({}).ipamType, undefined);
 });

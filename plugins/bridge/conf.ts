@@ -1,5 +1,5 @@
-// The bridge plugin's configuration (plugins.md §1.1): validated and resolved in one go,
-// before anything touches the host, into a frozen BridgeConf (DESIGN.md §6).
+// The bridge plugin's configuration (reference NetConf, https://github.com/containernetworking/plugins/blob/v1.9.0/plugins/main/bridge/bridge.go): validated and resolved in one go,
+// before anything touches the host, into a frozen BridgeConf (docs/architecture.md#conventions).
 import * as z from 'zod/mini';
 import { cleanDNS, CniError, ErrorCode, parseCniArgs, parseWithSchema, type CniRequest, type DNS } from '../../lib/cni-spec/index.ts';
 import { pickMac } from './mac.ts';
@@ -70,7 +70,6 @@ function buildSchema() {
 }
 
 let schema: ReturnType<typeof buildSchema> | undefined;
-type Raw = z.output<ReturnType<typeof buildSchema>>;
 
 /** The kernel's dev_valid_name, so a bad name is a config error rather than a half-done ADD. */
 export function isValidIfName(name: string): boolean {

@@ -1,4 +1,5 @@
-// The container side of an L3 ADD (plugins.md §1.2 step 8, §1.4, §1.9), inside its netns.
+// The container side of an L3 ADD (reference cmdAdd, https://github.com/containernetworking/plugins/blob/v1.9.0/plugins/main/bridge/bridge.go,
+// and ConfigureIface, https://github.com/containernetworking/plugins/blob/v1.9.0/pkg/ipam/ipam_linux.go), inside its netns.
 import { configureIface, writeSysctl, type Netns } from '../../lib/linux/index.ts';
 import type { Result } from '../../lib/cni-spec/index.ts';
 

@@ -1,6 +1,5 @@
 // Gateways and default routes from the IPAM result (the reference's calcGateways). Pure.
-import type { IPConfig, Route } from '../../lib/cni-spec/index.ts';
-import { firstHost, networkCidr, parseCidr, type IpFamily } from '../../lib/linux/index.ts';
+import { cidrBytes, firstHost, networkCidr, type IPConfig, type IpFamily, type Route } from '../../lib/cni-spec/index.ts';
 
 /** Index of the container interface in the result: [bridge, host veth, container veth]. */
 export const CONTAINER_IFACE = 2;
@@ -30,7 +29,7 @@ export function planGateways(ips: readonly IPConfig[], routes: readonly Route[],
   const plan: GatewayPlan = { ips: [], routes: [...routes], gateways: [] };
   const hasDefault = (f: IpFamily): boolean => plan.routes.some((r) => r.gw !== undefined && networkCidr(r.dst) === DEFAULT_DST[f]);
   for (const ipc of ips) {
-    const c = parseCidr(ipc.address);
+    const c = cidrBytes(ipc.address);
     if (!c) throw new TypeError(`invalid IP address ${JSON.stringify(ipc.address)} from IPAM`);
     const ip: IPConfig = { ...ipc, interface: CONTAINER_IFACE };
     if (ip.gateway === undefined && o.isGateway) {

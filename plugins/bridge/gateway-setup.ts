@@ -1,6 +1,6 @@
 // Gateway addresses on the bridge (or the VLAN gateway interface) and IP forwarding
-// (plugins.md §1.1 isGateway/forceAddress, §1.9).
-import { errorText } from '../../lib/cni-spec/index.ts';
+// (isGateway/forceAddress as in the reference, https://github.com/containernetworking/plugins/blob/v1.9.0/plugins/main/bridge/bridge.go).
+import { cidrBytes, errorText, prefixContains, type IpFamily } from '../../lib/cni-spec/index.ts';
 import {
   addAddress,
   delAddress,
@@ -8,13 +8,10 @@ import {
   isExists,
   isUnicastMac,
   listAddresses,
-  parseCidr,
   parseMac,
-  prefixContains,
   readSysctl,
   setLinkMac,
   writeSysctl,
-  type IpFamily,
   type LinkInfo,
   type Netns,
 } from '../../lib/linux/index.ts';
@@ -27,11 +24,12 @@ import type { GatewayAddr } from './gateway-plan.ts';
  * addresses stay. Then the link's MAC is set to `pinMac` (see macToPin): a bridge whose MAC
  * was never set follows its lowest port MAC as ports churn.
  */
-export async function ensureGatewayAddr(host: Netns, link: LinkInfo, pinMac: Buffer | undefined, gw: GatewayAddr, forceAddress: boolean): Promise<void> {
-  const want = parseCidr(gw.cidr);
+export async function ensureGatewayAddr(host: Netns, link: LinkInfo, gw: GatewayAddr, opts: { pinMac: Buffer | undefined; forceAddress: boolean }): Promise<void> {
+  const { pinMac, forceAddress } = opts;
+  const want = cidrBytes(gw.cidr);
   if (!want) throw new TypeError(`invalid gateway ${gw.cidr}`);
   for (const a of await listAddresses(host, { index: link.index, family: gw.family })) {
-    const have = parseCidr(`${a.address}/${a.prefixLen}`);
+    const have = cidrBytes(`${a.address}/${a.prefixLen}`);
     if (!have) continue;
     if (have.bytes.equals(want.bytes) && have.prefixLen === want.prefixLen) return;
     if (gw.family === 4 || prefixContains(have, want.bytes) || prefixContains(want, have.bytes)) {
@@ -80,11 +78,18 @@ async function macToPin(host: Netns, link: LinkInfo, before: string): Promise<Bu
   return now && isUnicastMac(now) ? now : undefined;
 }
 
-export async function setupGateways(host: Netns, link: LinkInfo, before: string, gateways: readonly GatewayAddr[], forceAddress: boolean): Promise<void> {
+/** `before` is the link's MAC as first seen (see macToPin). */
+export interface GatewaySetup {
+  readonly before: string;
+  readonly gateways: readonly GatewayAddr[];
+  readonly forceAddress: boolean;
+}
+
+export async function setupGateways(host: Netns, link: LinkInfo, { before, gateways, forceAddress }: GatewaySetup): Promise<void> {
   const pinMac = await macToPin(host, link, before);
   for (const gw of gateways) {
     try {
-      await ensureGatewayAddr(host, link, pinMac, gw, forceAddress);
+      await ensureGatewayAddr(host, link, gw, { pinMac, forceAddress });
     } catch (err) {
       throw new Error(`failed to set bridge addr: ${errorText(err)}`, { cause: err });
     }

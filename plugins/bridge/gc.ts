@@ -7,11 +7,12 @@ import { loadConf } from './conf.ts';
 
 export async function cmdGc(req: CniRequest): Promise<void> {
   const conf = loadConf(req);
-  if (!conf.ipamType) return;
+  const ipamType = conf.ipamType;
+  if (!ipamType) return;
   const failures = new Failures();
   // Without a list (cnitool sends none) nothing says which rules are stale: keep them all.
   const valid = validAttachments(req.config);
   if (valid !== undefined) await failures.attempt(() => gcIpMasq(conf.network, valid));
-  await failures.attempt(() => ipamGc(req));
+  await failures.attempt(() => ipamGc(ipamType, req));
   failures.throwIfAny();
 }

@@ -1,4 +1,5 @@
-// bridge: attaches containers to a Linux bridge through veth pairs (plugins.md §1).
+// bridge: attaches containers to a Linux bridge through veth pairs
+// (reference: https://github.com/containernetworking/plugins/blob/v1.9.0/plugins/main/bridge/bridge.go).
 import { ALL_VERSIONS, cniMain } from '../../lib/cni-spec/index.ts';
 import { cmdAdd } from './add.ts';
 import { cmdCheck } from './check.ts';

@@ -1,9 +1,8 @@
-// A veth pair whose host end is a port of the bridge (plugins.md §1.2 steps 4 and 5).
+// A veth pair whose host end is a port of the bridge (reference setupVeth, https://github.com/containernetworking/plugins/blob/v1.9.0/plugins/main/bridge/bridge.go).
 import { errorText } from '../../lib/cni-spec/index.ts';
 import {
   addPortVlans,
   clearPortVlans,
-  deleteLink,
   parseMac,
   setBridgePortOptions,
   setupVeth,
@@ -13,7 +12,6 @@ import {
   type VethPair,
 } from '../../lib/linux/index.ts';
 import type { PortVlanPlan } from './vlan-plan.ts';
-import type { UndoStack } from '../../lib/cni-spec/index.ts';
 
 export interface PortSpec {
   /** the container-side name; in `container` */
@@ -55,11 +53,10 @@ export async function configurePort(host: Netns, port: LinkInfo, spec: PortSpec)
 }
 
 /**
- * Creates the pair (host end up and enslaved by the creating request), registers its
- * removal on `undo` (deleting the host end takes the container end with it), then sets the
- * port up as configured.
+ * Creates the pair, host end up and enslaved by the creating request. The caller registers
+ * its removal (deleting the host end takes the container end with it) before anything else.
  */
-export async function setupPort(host: Netns, container: Netns, bridge: LinkInfo, spec: PortSpec, undo: UndoStack): Promise<VethPair> {
+export async function createPort({ host, container }: { host: Netns; container: Netns }, bridge: LinkInfo, spec: PortSpec): Promise<VethPair> {
   const mac = spec.mac === undefined ? undefined : parseMac(spec.mac);
   const pair = await setupVeth(host, container, {
     ifname: spec.ifname,
@@ -67,12 +64,10 @@ export async function setupPort(host: Netns, container: Netns, bridge: LinkInfo,
     ...(spec.mtu && { mtu: spec.mtu }),
     ...(mac && { mac }),
   });
-  undo.push(`veth ${pair.host.name}`, () => deleteLink(host, pair.host.index));
   try {
     writeSysctl(host, `net/ipv6/conf/${pair.host.name}/accept_ra`, '0');
   } catch {
     // IPv6 may be off on the host; the reference ignores this too
   }
-  await configurePort(host, pair.host, spec);
   return pair;
 }

@@ -1,4 +1,4 @@
-// The ADD result (plugins.md §1.2 steps 6 and 11). Pure.
+// The ADD result, as the reference's cmdAdd builds it (https://github.com/containernetworking/plugins/blob/v1.9.0/plugins/main/bridge/bridge.go). Pure.
 import type { DNS, Interface, IPConfig, Result, Route } from '../../lib/cni-spec/index.ts';
 
 export interface ResultParts {

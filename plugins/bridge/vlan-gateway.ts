@@ -1,4 +1,4 @@
-// The VLAN gateway interface "<bridge>.<vlan>" (plugins.md §1.2 step 8): a veth in the host
+// The VLAN gateway interface "<bridge>.<vlan>" (reference ensureVlanInterface, https://github.com/containernetworking/plugins/blob/v1.9.0/plugins/main/bridge/bridge.go): a veth in the host
 // netns whose peer is a bridge port on that VLAN, so the gateway address lives in the VLAN.
 import { deleteLink, getLinkByName, setLinkUp, setupVeth, VethError, type LinkInfo, type Netns } from '../../lib/linux/index.ts';
 import { configurePort } from './port-setup.ts';

@@ -48,7 +48,7 @@ export interface PortVlanPlan {
 }
 
 /**
- * What the host end of the veth gets (plugins.md §1.2 step 5): nothing unless a VLAN or a
+ * What the host end of the veth gets (reference setupVeth, https://github.com/containernetworking/plugins/blob/v1.9.0/plugins/main/bridge/bridge.go): nothing unless a VLAN or a
  * trunk is configured; then the old entries go unless preserveDefaultVlan, `vlan` becomes
  * the native VLAN (PVID, egress untagged) and the trunk VIDs are tagged. A trunk without
  * `vlan` keeps VID 1 as its native VLAN (reference v1.8.0).

@@ -1,4 +1,4 @@
-// loopback: brings `lo` up in the container (cni-spec plugins.md §4).
+// loopback: brings `lo` up in the container (reference https://github.com/containernetworking/plugins/blob/v1.9.0/plugins/main/loopback/loopback.go).
 // It always works on `lo`, whatever CNI_IFNAME says, and ignores CNI_ARGS.
 import { ALL_VERSIONS, cniMain } from '../../lib/cni-spec/index.ts';
 import { cmdAdd } from './add.ts';

@@ -18,7 +18,11 @@ export async function cmdAdd(req: CniRequest): Promise<Result> {
     const backend = conf.backend();
     undo.push('port mapping rules', () => teardownPortmap(target.network, target.containerId, { backend }));
     await setupPortmap(backend, target, addrs);
-    await flushStaleUdp(target, addrs.map((a) => a.family), log);
+    await flushStaleUdp(
+      target,
+      addrs.map((a) => a.family),
+      log,
+    );
     const v4 = addrs.find((a) => a.family === 4);
     if (target.snat && v4) await enableRouteLocalnet(v4.ip);
   } catch (err) {

@@ -70,7 +70,10 @@ t.test('tokens for rule text are checked against an allow-list', async (t) => {
   for (const bad of ['a;b', 'a"b', "a'b", 'a\nb', 'a#b', 'a\\b', '$x', '']) {
     t.equal(refusal(withMaps({ conditionsV4: ['ip', bad] })).details?.startsWith('conditionsV4[1]: invalid condition'), true, JSON.stringify(bad));
   }
-  t.same(loadConf(req(withMaps({ backend: 'nftables', conditionsV4: ['ip', 'daddr', '!=', '{ 127.0.0.0/8, 198.19.254.254 }'] }))).target.conditionsV4.length, 4);
+  t.same(
+    loadConf(req(withMaps({ backend: 'nftables', conditionsV4: ['ip', 'daddr', '!=', '{ 127.0.0.0/8, 198.19.254.254 }'] }))).target.conditionsV4.length,
+    4,
+  );
   t.match(refusal(withMaps({ externalSetMarkChain: 'X; flush' })).details, /^externalSetMarkChain: /);
   t.match(refusal({ runtimeConfig: { portMappings: [{ ...tcp, protocol: 'icmp' }] } }).details, /^runtimeConfig\.portMappings\[0\]\.protocol: /);
   t.match(refusal({ runtimeConfig: { portMappings: [{ ...tcp, hostIP: '10.0.0.1/8' }] } }).details, /^runtimeConfig\.portMappings\[0\]\.hostIP: /);
@@ -82,7 +85,10 @@ t.test('backend: explicit, else implied by the options (the reference errors ins
   t.equal(loadConf(req(withMaps({ conditionsV4: ['ip', 'saddr', '10.0.0.0/8'] }))).backend(), 'nftables');
   t.equal(loadConf(req(withMaps({ conditionsV4: ['!', '-s', '10.0.0.0/8'] }))).backend(), 'iptables', '"!" starts an iptables condition (v1.6.1)');
   t.equal(loadConf(req(withMaps({ externalSetMarkChain: 'KUBE-MARK-MASQ' }))).backend(), 'iptables');
-  t.match(refusal(withMaps({ externalSetMarkChain: 'KUBE-MARK-MASQ', conditionsV4: ['ip', 'saddr', '10.0.0.0/8'] })).msg, /^iptables backend was requested but configuration contains nftables-specific options \[conditionsV4\]$/);
+  t.match(
+    refusal(withMaps({ externalSetMarkChain: 'KUBE-MARK-MASQ', conditionsV4: ['ip', 'saddr', '10.0.0.0/8'] })).msg,
+    /^iptables backend was requested but configuration contains nftables-specific options \[conditionsV4\]$/,
+  );
 });
 
 t.test('addresses: first of each family on CNI_IFNAME in a sandbox', async (t) => {

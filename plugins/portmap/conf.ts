@@ -39,7 +39,9 @@ function buildSchema() {
       z.object({
         portMappings: z.optional(
           z.nullable(
-            z.array(z.object({ hostPort: z.optional(z.int()), containerPort: z.optional(z.int()), protocol: z.optional(z.string()), hostIP: z.optional(z.string()) })),
+            z.array(
+              z.object({ hostPort: z.optional(z.int()), containerPort: z.optional(z.int()), protocol: z.optional(z.string()), hostIP: z.optional(z.string()) }),
+            ),
           ),
         ),
       }),
@@ -86,7 +88,10 @@ function readConditions(field: string, list: readonly string[] | null | undefine
   const out = list ?? [];
   out.forEach((c, i) => {
     if (!CONDITION_TOKEN_RE.test(c)) {
-      problems.push({ field: `${field}[${i}]`, msg: `invalid condition ${JSON.stringify(c)}: only letters, digits, spaces and _.:/,!=<>{}[]()+*%&|~^@- are allowed` });
+      problems.push({
+        field: `${field}[${i}]`,
+        msg: `invalid condition ${JSON.stringify(c)}: only letters, digits, spaces and _.:/,!=<>{}[]()+*%&|~^@- are allowed`,
+      });
     }
   });
   return out;
@@ -107,7 +112,10 @@ function conditionsBackend(list: readonly string[]): PortmapBackend | undefined 
 function chooseBackend(raw: Raw, v4: readonly string[], v6: readonly string[], problems: Problem[]): () => PortmapBackend {
   const implied: Record<PortmapBackend, string[]> = { iptables: [], nftables: [] };
   if (raw.externalSetMarkChain != null) implied.iptables.push('externalSetMarkChain');
-  for (const [name, list] of [['conditionsV4', v4], ['conditionsV6', v6]] as const) {
+  for (const [name, list] of [
+    ['conditionsV4', v4],
+    ['conditionsV6', v6],
+  ] as const) {
     const b = conditionsBackend(list);
     if (b) implied[b].push(name);
   }
@@ -124,7 +132,10 @@ function chooseBackend(raw: Raw, v4: readonly string[], v6: readonly string[], p
   const check = (b: PortmapBackend): void => {
     const wrong: PortmapBackend = b === 'iptables' ? 'nftables' : 'iptables';
     if (implied[wrong].length > 0) {
-      problems.push({ field: implied[wrong][0]!, msg: `${b} backend was requested but configuration contains ${wrong}-specific options [${implied[wrong].join(' ')}]` });
+      problems.push({
+        field: implied[wrong][0]!,
+        msg: `${b} backend was requested but configuration contains ${wrong}-specific options [${implied[wrong].join(' ')}]`,
+      });
     }
   };
   if (fixed !== undefined) {
@@ -166,7 +177,10 @@ export function loadConf(req: CniRequest): PortmapConf {
   if (markMasqBit < 0 || markMasqBit > 31) problems.push({ field: 'markMasqBit', msg: 'MasqMarkBit must be between 0 and 31' });
   const ext = raw.externalSetMarkChain ?? undefined;
   if (ext !== undefined && !IPTABLES_CHAIN_RE.test(ext)) {
-    problems.push({ field: 'externalSetMarkChain', msg: `invalid externalSetMarkChain ${JSON.stringify(ext)}: an iptables chain name (letters, digits, "_", "." and "-", at most 28)` });
+    problems.push({
+      field: 'externalSetMarkChain',
+      msg: `invalid externalSetMarkChain ${JSON.stringify(ext)}: an iptables chain name (letters, digits, "_", "." and "-", at most 28)`,
+    });
   }
   const conditionsV4 = readConditions('conditionsV4', raw.conditionsV4, problems);
   const conditionsV6 = readConditions('conditionsV6', raw.conditionsV6, problems);
@@ -186,4 +200,3 @@ export function loadConf(req: CniRequest): PortmapConf {
   };
   return Object.freeze({ target: Object.freeze(target), backend, addrs: pickContainerAddrs(req.prevResult, req.ifname) });
 }
-

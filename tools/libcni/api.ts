@@ -36,14 +36,14 @@ function invokeArgs(rt: Runtime, command: Verb, conf?: RuntimeConf): InvokeArgs 
   };
 }
 
-async function runPlugin(
-  rt: Runtime,
-  list: NetworkConfigList,
-  plugin: Record<string, unknown>,
-  verb: Verb,
-  conf: RuntimeConf | undefined,
-  extra: Parameters<typeof buildPluginConfig>[2],
-): Promise<unknown> {
+/** One plugin of a list, as one verb; `conf` is absent for the list-wide verbs (GC). */
+interface PluginCall {
+  readonly verb: Verb;
+  readonly conf: RuntimeConf | undefined;
+  readonly extra: Parameters<typeof buildPluginConfig>[2];
+}
+
+async function runPlugin(rt: Runtime, list: NetworkConfigList, plugin: Record<string, unknown>, { verb, conf, extra }: PluginCall): Promise<unknown> {
   const type = plugin['type'] as string;
   const config = buildPluginConfig(list, plugin, extra);
   try {
@@ -59,10 +59,10 @@ async function runPlugin(
 export async function addNetworkList(rt: Runtime, list: NetworkConfigList, conf: RuntimeConf): Promise<unknown> {
   let prev: unknown;
   for (const p of list.plugins) {
-    prev = await runPlugin(rt, list, p, 'ADD', conf, {
+    prev = await runPlugin(rt, list, p, { verb: 'ADD', conf, extra: {
       prevResult: prev,
       ...(conf.capabilityArgs !== undefined && { capabilityArgs: conf.capabilityArgs }),
-    });
+    } });
   }
   return prev;
 }
@@ -73,10 +73,10 @@ export async function checkNetworkList(rt: Runtime, list: NetworkConfigList, con
   }
   if (list.disableCheck) return;
   for (const p of list.plugins) {
-    await runPlugin(rt, list, p, 'CHECK', conf, {
+    await runPlugin(rt, list, p, { verb: 'CHECK', conf, extra: {
       prevResult: cached,
       ...(conf.capabilityArgs !== undefined && { capabilityArgs: conf.capabilityArgs }),
-    });
+    } });
   }
 }
 
@@ -84,10 +84,10 @@ export async function delNetworkList(rt: Runtime, list: NetworkConfigList, conf:
   // prevResult on DEL exists since 0.4.0.
   const prevResult = compareVersions(list.cniVersion, '0.4.0') >= 0 ? cached : undefined;
   for (const p of [...list.plugins].reverse()) {
-    await runPlugin(rt, list, p, 'DEL', conf, {
+    await runPlugin(rt, list, p, { verb: 'DEL', conf, extra: {
       prevResult,
       ...(conf.capabilityArgs !== undefined && { capabilityArgs: conf.capabilityArgs }),
-    });
+    } });
   }
 }
 
@@ -101,7 +101,7 @@ export async function gcNetworkList(
   const errors: Error[] = [];
   for (const p of list.plugins) {
     try {
-      await runPlugin(rt, list, p, 'GC', undefined, { validAttachments });
+      await runPlugin(rt, list, p, { verb: 'GC', conf: undefined, extra: { validAttachments } });
     } catch (err) {
       errors.push(err as Error);
     }

@@ -1,4 +1,4 @@
-// libcni's result cache (cni-spec.md §7.2): <dir>/results/<network>-<containerId>-<ifname>.
+// libcni's result cache (https://github.com/containernetworking/cni/blob/v1.3.0/libcni/api.go): <dir>/results/<network>-<containerId>-<ifname>.
 // We write the same format so cnitool and our CLI can follow each other's DEL.
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,7 +10,14 @@ function cacheFile(dir: string, network: string, conf: RuntimeConf): string {
   return join(dir, 'results', `${network}-${conf.containerId}-${conf.ifname}`);
 }
 
-export function saveResult(dir: string, network: string, configBytes: Buffer, conf: RuntimeConf, result: unknown): void {
+/** What libcni caches after ADD: the network's config as given, and the result. */
+export interface CachedAdd {
+  readonly network: string;
+  readonly configBytes: Buffer;
+  readonly result: unknown;
+}
+
+export function saveResult(dir: string, conf: RuntimeConf, { network, configBytes, result }: CachedAdd): void {
   const file = cacheFile(dir, network, conf);
   mkdirSync(join(dir, 'results'), { recursive: true, mode: 0o700 });
   const entry = {

@@ -1,4 +1,5 @@
-// Parsing of a network configuration list the way libcni does it (cni-spec.md §3.1),
+// Parsing of a network configuration list the way libcni does it
+// (https://github.com/containernetworking/cni/blob/v1.3.0/libcni/conf.go, https://github.com/containernetworking/cni/blob/spec-v1.1.0/SPEC.md#section-1-network-configuration-format),
 // so our runtime-side tools see the same list a real runtime would.
 import { ALL_VERSIONS, compareVersions } from '../../lib/cni-spec/versions.ts';
 
@@ -37,7 +38,7 @@ function selectVersion(raw: Record<string, unknown>): string {
       throw new ConfigListError('error parsing configuration list: cniVersions must be a list of strings');
     }
     // Versions newer than what we implement are ignored, as libcni does.
-    candidates.push(...listed.filter((v: string) => compareVersions(v, NEWEST) <= 0));
+    candidates.push(...(listed as string[]).filter((v) => compareVersions(v, NEWEST) <= 0));
   }
   if (candidates.length === 0) return '0.1.0';
   return candidates.reduce((a, b) => (compareVersions(a, b) >= 0 ? a : b));

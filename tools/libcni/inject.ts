@@ -1,5 +1,5 @@
 // What a runtime adds to each plugin's configuration before executing it
-// (cni-spec.md §3.3): name, cniVersion, prevResult and runtimeConfig.
+// (https://github.com/containernetworking/cni/blob/spec-v1.1.0/SPEC.md#deriving-execution-configuration-from-plugin-configuration, https://github.com/containernetworking/cni/blob/v1.3.0/libcni/api.go): name, cniVersion, prevResult and runtimeConfig.
 import type { NetworkConfigList } from './conflist.ts';
 
 export interface InjectOptions {
@@ -20,7 +20,7 @@ export function buildPluginConfig(
   const rc = runtimeConfigFor(plugin, opts.capabilityArgs ?? {});
   if (rc !== undefined) conf['runtimeConfig'] = rc;
   if (opts.validAttachments !== undefined) {
-    // libcni sends both spellings of the key (cni#1101); plugins should read either.
+    // libcni sends both spellings of the key (https://github.com/containernetworking/cni/issues/1101); plugins should read either.
     conf['cni.dev/valid-attachments'] = opts.validAttachments;
     conf['cni.dev/attachments'] = opts.validAttachments;
   }

@@ -64,7 +64,7 @@ export async function execRaw(file: string, env: Record<string, string>, stdin: 
   return { code: o.code, signal: o.signal, stdout: o.stdout.toString(), stderr: o.stderr.toString() };
 }
 
-// libcni's rules for turning a failed exec into an error (cni-spec.md §2.3).
+// libcni's rules for turning a failed exec into an error (https://github.com/containernetworking/cni/blob/v1.3.0/pkg/invoke/raw_exec.go).
 export function errorFromOutput(o: ExecOutput): PluginError {
   const how = o.signal ? `signal: ${o.signal}` : `exit status ${o.code}`;
   if (o.stdout.trim() === '') {

@@ -25,7 +25,10 @@ export class ToolError extends Error {
   readonly args: readonly string[];
   readonly exitCode: number | null;
   readonly stderr: string;
-  constructor(tool: string, args: readonly string[], exitCode: number | null, stderr: string, options?: { cause?: unknown }) {
+  constructor(
+    { tool, args, exitCode, stderr }: { tool: string; args: readonly string[]; exitCode: number | null; stderr: string },
+    options?: { cause?: unknown },
+  ) {
     const status = exitCode === null ? 'killed' : `exit status ${exitCode}`;
     super(`running [${[tool, ...args].join(' ')}]: ${status}: ${stderr.trim()}`, options);
     this.name = 'ToolError';
@@ -60,9 +63,9 @@ export async function runTool(file: string, args: readonly string[], stdin = '')
   try {
     o = await runProgram(file, args, stdin, { timeoutMs: TIMEOUT_MS });
   } catch (e) {
-    throw new ToolError(tool, args, null, (e as Error).message, { cause: e });
+    throw new ToolError({ tool, args, exitCode: null, stderr: (e as Error).message }, { cause: e });
   }
   const stderr = o.stderr.toString();
-  if (o.code !== 0) throw new ToolError(tool, args, o.code, stderr);
+  if (o.code !== 0) throw new ToolError({ tool, args, exitCode: o.code, stderr });
   return o.stdout.toString();
 }

@@ -33,7 +33,7 @@ function restoreText(lines: readonly string[]): string {
  * the MASQUERADE (the reference appends a second subnet's ACCEPT after it, where it never matches).
  */
 export function planIptablesMasqSetup(saved: SavedTable, network: string, containerId: string, addrs: readonly MasqAddr[]): string | undefined {
-  return planSetup(saved, network, containerId, addrs, 'declare');
+  return planSetup(saved, { network, containerId }, addrs, 'declare');
 }
 
 /**
@@ -42,13 +42,12 @@ export function planIptablesMasqSetup(saved: SavedTable, network: string, contai
  * jump to it can exist either (a jump needs its target), so the blind plan is exact or nothing.
  */
 export function planIptablesMasqCreate(network: string, containerId: string, addrs: readonly MasqAddr[]): string | undefined {
-  return planSetup({ chains: new Set(), rules: [] }, network, containerId, addrs, 'create');
+  return planSetup({ chains: new Set(), rules: [] }, { network, containerId }, addrs, 'create');
 }
 
 function planSetup(
   saved: SavedTable,
-  network: string,
-  containerId: string,
+  { network, containerId }: { network: string; containerId: string },
   addrs: readonly MasqAddr[],
   chainLine: 'declare' | 'create',
 ): string | undefined {

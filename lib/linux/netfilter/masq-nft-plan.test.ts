@@ -16,7 +16,7 @@ const rule = (handle: number, comment: string | undefined, chain = 'masq_checks'
 const listing = (rules: NftRule[]): NftListing => ({ chains: [], rules });
 
 t.test('setup: table, chains, rebuilt postrouting and one rule per address, in one script', async (t) => {
-  const script = planNftMasqSetup(listing([]), 'unit-test', 'eth0', 'one', parseMasqAddrs(['192.168.1.1/24', 'fd00::1/64']));
+  const script = planNftMasqSetup(listing([]), { network: 'unit-test', ifname: 'eth0', containerId: 'one' }, parseMasqAddrs(['192.168.1.1/24', 'fd00::1/64']));
   t.equal(
     script,
     [
@@ -42,7 +42,7 @@ t.test('setup replaces the same attachment’s earlier rules and leaves others a
     rule(7, nftMasqComment('unit-test', 'eth1', 'one')),
     rule(8, nftMasqComment('unit-test', 'eth0', 'one')),
   ];
-  const script = planNftMasqSetup(listing(existing), 'unit-test', 'eth0', 'one', parseMasqAddrs(['192.168.1.1/24']));
+  const script = planNftMasqSetup(listing(existing), { network: 'unit-test', ifname: 'eth0', containerId: 'one' }, parseMasqAddrs(['192.168.1.1/24']));
   t.match(script, `delete rule ${T} masq_checks handle 5\ndelete rule ${T} masq_checks handle 8\nadd rule`);
   t.notMatch(script, 'handle 6');
   t.notMatch(script, 'handle 7');
@@ -111,14 +111,15 @@ t.test('a table already in place: the setup only swaps the attachment’s rules'
   const ready = parseNftListing(READY);
   t.equal(masqTableReady(ready), true);
   t.equal(
-    planNftMasqSetup(ready, 'unit-test', 'eth0', 'one', parseMasqAddrs(['192.168.1.1/24'])),
+    planNftMasqSetup(ready, { network: 'unit-test', ifname: 'eth0', containerId: 'one' }, parseMasqAddrs(['192.168.1.1/24'])),
     `delete rule ${T} masq_checks handle 6\nadd rule ${T} masq_checks ip saddr == 192.168.1.1 ip daddr != 192.168.1.0/24 masquerade comment "6fd94d501e58f0aa-287fc69eff0574a2, net: unit-test, if: eth0, id: one"\n`,
   );
 });
 
 t.test('a postrouting chain that is not exactly the three rules is rebuilt', async (t) => {
-  const doc = JSON.parse(READY) as { nftables: Record<string, any>[] };
-  const without = (pred: (i: Record<string, any>) => boolean) => parseNftListing(JSON.stringify({ nftables: doc.nftables.filter((i) => !pred(i)) }));
+  type Item = Record<string, { handle?: number; name?: string } | undefined>;
+  const doc = JSON.parse(READY) as { nftables: Item[] };
+  const without = (pred: (i: Item) => boolean) => parseNftListing(JSON.stringify({ nftables: doc.nftables.filter((i) => !pred(i)) }));
   const dup = parseNftListing(JSON.stringify({ nftables: [...doc.nftables, doc.nftables.at(-1)] }));
   for (const [why, l] of [
     ['goto missing', without((i) => i['rule']?.handle === 10)],
@@ -128,6 +129,6 @@ t.test('a postrouting chain that is not exactly the three rules is rebuilt', asy
     ['nothing', listing([])],
   ] as const) {
     t.equal(masqTableReady(l), false, why);
-    t.match(planNftMasqSetup(l, 'unit-test', 'eth0', 'one', parseMasqAddrs(['192.168.1.1/24'])), `flush chain ${T} postrouting\n`, why);
+    t.match(planNftMasqSetup(l, { network: 'unit-test', ifname: 'eth0', containerId: 'one' }, parseMasqAddrs(['192.168.1.1/24'])), `flush chain ${T} postrouting\n`, why);
   }
 });

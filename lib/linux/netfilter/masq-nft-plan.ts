@@ -50,18 +50,20 @@ export function masqTableReady(listing: NftListing): boolean {
   return exprs.length === POSTROUTING_EXPRS.length && exprs.every((e, i) => e === POSTROUTING_EXPRS[i]);
 }
 
+/** The attachment whose rules these are; the three together make the rules' comment. */
+export interface NftMasqOwner {
+  readonly network: string;
+  readonly ifname: string;
+  readonly containerId: string;
+}
+
 /**
  * One transaction. Unless the table is already as it should be: ensure table and chains and
  * rebuild postrouting (flush + the three rules, so however many ADDs race, it ends with exactly
  * one copy). Always: replace this attachment's rules. `listing` is of the whole table.
  */
-export function planNftMasqSetup(
-  listing: NftListing,
-  network: string,
-  ifname: string,
-  containerId: string,
-  addrs: readonly MasqAddr[],
-): string {
+export function planNftMasqSetup(listing: NftListing, owner: NftMasqOwner, addrs: readonly MasqAddr[]): string {
+  const { network, ifname, containerId } = owner;
   const comment = nftMasqComment(network, ifname, containerId);
   const stale = selectMasqRules(listing.rules, nftInstanceHash(network, ifname, containerId));
   const lines = masqTableReady(listing)

@@ -8,7 +8,7 @@ import type { MasqAddr } from './validate.ts';
 const TABLE = ['table', 'inet', MASQ_TABLE] as const;
 
 export function setupMasqNft(network: string, ifname: string, containerId: string, addrs: readonly MasqAddr[]): Promise<void> {
-  return readPlanApply(TABLE, (listing) => planNftMasqSetup(listing, network, ifname, containerId, addrs));
+  return readPlanApply(TABLE, (listing) => planNftMasqSetup(listing, { network, ifname, containerId }, addrs));
 }
 
 export function teardownMasqNft(network: string, ifname: string, containerId: string): Promise<void> {

@@ -1,4 +1,5 @@
 import t from 'tap';
+import type * as Masq from './masq.ts';
 import { resolveMasqBackend } from './masq.ts';
 
 t.test('ipMasqBackend: the two names pass, anything else is a config error', async (t) => {
@@ -11,15 +12,15 @@ t.test('ipMasqBackend: the two names pass, anything else is a config error', asy
 
 t.test('unset: iptables where its tools are installed, else nftables if nft is', async (t) => {
   const real = await import('./exec.ts');
-  const { resolveMasqBackend: fresh } = await t.mockImport<typeof import('./masq.ts')>('./masq.ts', {
+  const { resolveMasqBackend: fresh } = await t.mockImport<typeof Masq>('./masq.ts', {
     './exec.ts': { ...real, lookPath: (tool: string) => (tool === 'nft' ? '/usr/sbin/nft' : undefined) },
   });
   t.equal(fresh(undefined), 'nftables');
-  const { resolveMasqBackend: none } = await t.mockImport<typeof import('./masq.ts')>('./masq.ts', {
+  const { resolveMasqBackend: none } = await t.mockImport<typeof Masq>('./masq.ts', {
     './exec.ts': { ...real, lookPath: () => undefined },
   });
   t.equal(none(undefined), 'iptables', 'neither: iptables, whose setup then names the missing tool');
-  const { resolveMasqBackend: both } = await t.mockImport<typeof import('./masq.ts')>('./masq.ts', {
+  const { resolveMasqBackend: both } = await t.mockImport<typeof Masq>('./masq.ts', {
     './exec.ts': { ...real, lookPath: (tool: string) => `/usr/sbin/${tool}` },
   });
   t.equal(both(undefined), 'iptables');

@@ -1,5 +1,6 @@
 // ipMasq for the bridge plugin: per-container masquerading of traffic that leaves the
-// container's subnet, with the reference's iptables or nftables layout (plugins.md §1.5).
+// container's subnet, with the reference's iptables or nftables layout
+// (https://github.com/containernetworking/plugins/blob/v1.9.0/pkg/ip/ipmasq_iptables_linux.go, https://github.com/containernetworking/plugins/blob/v1.9.0/pkg/ip/ipmasq_nftables_linux.go).
 // Teardown and GC always clean both backends: the pod may have been set up by another
 // version or configuration, or by the Go plugin.
 import { CniError, ErrorCode } from '../../cni-spec/errors.ts';

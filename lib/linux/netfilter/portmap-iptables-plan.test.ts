@@ -121,8 +121,13 @@ t.test('from an empty table the setup plan creates the shared chains as the Go p
   const empty = parseSavedNat('*nat\n:PREROUTING ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n:POSTROUTING ACCEPT [0:0]\nCOMMIT\n');
   const plan = planIptablesPortmapSetup(empty, target, v4);
   t.same(
-    plan.split('\n').filter((l) => l.startsWith(':')).sort(),
-    GO_V4.split('\n').filter((l) => /^:CNI-/.test(l)).sort(),
+    plan
+      .split('\n')
+      .filter((l) => l.startsWith(':'))
+      .sort(),
+    GO_V4.split('\n')
+      .filter((l) => /^:CNI-/.test(l))
+      .sort(),
   );
   const added = plan.split('\n').filter((l) => /^-[AI] /.test(l));
   t.same(
@@ -136,9 +141,18 @@ t.test('from an empty table the setup plan creates the shared chains as the Go p
 t.test('over the Go plugin state the setup plan only rebuilds the container chain', async (t) => {
   const plan = planIptablesPortmapSetup(parseSavedNat(GO_V4), target, v4);
   const lines = plan.split('\n');
-  t.same(lines.filter((l) => l.startsWith(':')), [':CNI-DN-51b71743a65c4681a1e18 - [0:0]']);
-  t.same(lines.filter((l) => l.startsWith('-D')), ruleLines(GO_V4, /^-A CNI-HOSTPORT-DNAT /).map((l) => `-D${l.slice(2)}`));
-  t.notOk(lines.some((l) => /PREROUTING|OUTPUT|POSTROUTING|SETMARK -m|MASQ -m/.test(l)), 'shared rules already there');
+  t.same(
+    lines.filter((l) => l.startsWith(':')),
+    [':CNI-DN-51b71743a65c4681a1e18 - [0:0]'],
+  );
+  t.same(
+    lines.filter((l) => l.startsWith('-D')),
+    ruleLines(GO_V4, /^-A CNI-HOSTPORT-DNAT /).map((l) => `-D${l.slice(2)}`),
+  );
+  t.notOk(
+    lines.some((l) => /PREROUTING|OUTPUT|POSTROUTING|SETMARK -m|MASQ -m/.test(l)),
+    'shared rules already there',
+  );
 });
 
 t.test('externalSetMarkChain replaces the mark chains; masqAll matches every source', async (t) => {
@@ -172,22 +186,38 @@ t.test('teardown removes the chain, its jumps and the legacy SNAT chain; nothing
   const chains = portmapChains('testNetName', 'icee6giejonei6so');
   const plan = planIptablesPortmapTeardown(saved, chains)!;
   const lines = plan.split('\n');
-  t.same(lines.filter((l) => l.startsWith('-D')), ruleLines(GO_V4, /^-A CNI-HOSTPORT-DNAT /).map((l) => `-D${l.slice(2)}`));
-  t.same(lines.filter((l) => /^-[FX]/.test(l)), ['-F CNI-DN-51b71743a65c4681a1e18', '-X CNI-DN-51b71743a65c4681a1e18']);
+  t.same(
+    lines.filter((l) => l.startsWith('-D')),
+    ruleLines(GO_V4, /^-A CNI-HOSTPORT-DNAT /).map((l) => `-D${l.slice(2)}`),
+  );
+  t.same(
+    lines.filter((l) => /^-[FX]/.test(l)),
+    ['-F CNI-DN-51b71743a65c4681a1e18', '-X CNI-DN-51b71743a65c4681a1e18'],
+  );
   t.equal(planIptablesPortmapTeardown(saved, portmapChains('testNetName', 'other')), undefined);
-  const legacy = parseSavedNat('*nat\n:CNI-HOSTPORT-SNAT - [0:0]\n:CNI-SN-51b71743a65c4681a1e18 - [0:0]\n-A CNI-HOSTPORT-SNAT -j CNI-SN-51b71743a65c4681a1e18\nCOMMIT\n');
-  t.same(planIptablesPortmapTeardown(legacy, chains)!.split('\n').filter((l) => /^-[DFX]/.test(l)), [
-    '-D CNI-HOSTPORT-SNAT -j CNI-SN-51b71743a65c4681a1e18',
-    '-F CNI-SN-51b71743a65c4681a1e18',
-    '-X CNI-SN-51b71743a65c4681a1e18',
-  ]);
+  const legacy = parseSavedNat(
+    '*nat\n:CNI-HOSTPORT-SNAT - [0:0]\n:CNI-SN-51b71743a65c4681a1e18 - [0:0]\n-A CNI-HOSTPORT-SNAT -j CNI-SN-51b71743a65c4681a1e18\nCOMMIT\n',
+  );
+  t.same(
+    planIptablesPortmapTeardown(legacy, chains)!
+      .split('\n')
+      .filter((l) => /^-[DFX]/.test(l)),
+    ['-D CNI-HOSTPORT-SNAT -j CNI-SN-51b71743a65c4681a1e18', '-F CNI-SN-51b71743a65c4681a1e18', '-X CNI-SN-51b71743a65c4681a1e18'],
+  );
 });
 
 t.test('CHECK passes on the Go state and names what is missing', async (t) => {
   t.equal(checkIptablesPortmap(parseSavedNat(GO_V4), target, v4), undefined);
-  const noDnat = GO_V4.split('\n').filter((l) => !l.includes('--to-destination 10.0.0.2:82')).join('\n');
-  t.match(checkIptablesPortmap(parseSavedNat(noDnat), target, v4), /^rule -p udp -m udp --dport 8082 -j DNAT --to-destination 10.0.0.2:82 in chain CNI-DN-51b71743a65c4681a1e18 not found in table nat$/);
-  const noEntry = GO_V4.split('\n').filter((l) => !l.includes('--dports 8080,8082')).join('\n');
+  const noDnat = GO_V4.split('\n')
+    .filter((l) => !l.includes('--to-destination 10.0.0.2:82'))
+    .join('\n');
+  t.match(
+    checkIptablesPortmap(parseSavedNat(noDnat), target, v4),
+    /^rule -p udp -m udp --dport 8082 -j DNAT --to-destination 10.0.0.2:82 in chain CNI-DN-51b71743a65c4681a1e18 not found in table nat$/,
+  );
+  const noEntry = GO_V4.split('\n')
+    .filter((l) => !l.includes('--dports 8080,8082'))
+    .join('\n');
   t.match(checkIptablesPortmap(parseSavedNat(noEntry), target, v4), /CNI-HOSTPORT-DNAT not found/);
   t.equal(checkIptablesPortmap(parseSavedNat('*nat\nCOMMIT\n'), target, v4), 'chain CNI-DN-51b71743a65c4681a1e18 not found in iptables table nat');
 });
@@ -207,6 +237,12 @@ t.test('an over-long entry comment is cut to what the kernel keeps', async (t) =
 
 t.test('the blind delete names exactly the jumps the Go plugin left, then the chain', async (t) => {
   const lines = planIptablesPortmapDelete(target, 4).split('\n');
-  t.same(lines.filter((l) => l.startsWith('-D')), ruleLines(GO_V4, /^-A CNI-HOSTPORT-DNAT /).map((l) => `-D${l.slice(2)}`));
-  t.same(lines.filter((l) => /^-[FX]/.test(l)), ['-F CNI-DN-51b71743a65c4681a1e18', '-X CNI-DN-51b71743a65c4681a1e18']);
+  t.same(
+    lines.filter((l) => l.startsWith('-D')),
+    ruleLines(GO_V4, /^-A CNI-HOSTPORT-DNAT /).map((l) => `-D${l.slice(2)}`),
+  );
+  t.same(
+    lines.filter((l) => /^-[FX]/.test(l)),
+    ['-F CNI-DN-51b71743a65c4681a1e18', '-X CNI-DN-51b71743a65c4681a1e18'],
+  );
 });

@@ -33,8 +33,7 @@ function restoreText(lines: readonly string[]): string {
   return ['*nat', ...lines, 'COMMIT', ''].join('\n');
 }
 
-export const toplevelEntryRules = (): string[] =>
-  ['PREROUTING', 'OUTPUT'].map((c) => `-A ${c} -m addrtype --dst-type LOCAL -j ${PORTMAP_DNAT_CHAIN}`);
+export const toplevelEntryRules = (): string[] => ['PREROUTING', 'OUTPUT'].map((c) => `-A ${c} -m addrtype --dst-type LOCAL -j ${PORTMAP_DNAT_CHAIN}`);
 
 const markValue = (bit: number): string => {
   const v = `0x${(2 ** bit).toString(16)}`;
@@ -203,4 +202,3 @@ export function selectIptablesPortmapGcChains(saved: SavedTable, network: string
   }
   return [...stale].sort();
 }
-

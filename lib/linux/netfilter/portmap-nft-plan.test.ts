@@ -58,22 +58,32 @@ add rule ip cni_hostport masquerading ip saddr 127.0.0.1 ip daddr 10.0.0.2 masqu
 });
 
 t.test('IPv6 without snat, both families in one transaction', async (t) => {
-  const lines = planNftPortmapSetup({ ...target, snat: false }, [v4, v6]).trim().split('\n');
+  const lines = planNftPortmapSetup({ ...target, snat: false }, [v4, v6])
+    .trim()
+    .split('\n');
   const six = lines.filter((l) => / ip6 cni_hostport /.test(l));
-  t.same(six.filter((l) => l.includes(' hostports ') && l.startsWith('add rule')), [
-    'add rule ip6 cni_hostport hostports tcp dport 8080 dnat to [2001:db8::2]:80 comment "icee6giejonei6so"',
-    'add rule ip6 cni_hostport hostports tcp dport 8081 dnat to [2001:db8::2]:80 comment "icee6giejonei6so"',
-    'add rule ip6 cni_hostport hostports udp dport 8080 dnat to [2001:db8::2]:81 comment "icee6giejonei6so"',
-    'add rule ip6 cni_hostport hostports udp dport 8082 dnat to [2001:db8::2]:82 comment "icee6giejonei6so"',
-    'add rule ip6 cni_hostport hostports ip6 daddr 2001:db8:a::1 tcp dport 8085 dnat to [2001:db8::2]:85 comment "icee6giejonei6so"',
-    'add rule ip6 cni_hostport hostports tcp dport 8086 dnat to [2001:db8::2]:86 comment "icee6giejonei6so"',
-  ]);
+  t.same(
+    six.filter((l) => l.includes(' hostports ') && l.startsWith('add rule')),
+    [
+      'add rule ip6 cni_hostport hostports tcp dport 8080 dnat to [2001:db8::2]:80 comment "icee6giejonei6so"',
+      'add rule ip6 cni_hostport hostports tcp dport 8081 dnat to [2001:db8::2]:80 comment "icee6giejonei6so"',
+      'add rule ip6 cni_hostport hostports udp dport 8080 dnat to [2001:db8::2]:81 comment "icee6giejonei6so"',
+      'add rule ip6 cni_hostport hostports udp dport 8082 dnat to [2001:db8::2]:82 comment "icee6giejonei6so"',
+      'add rule ip6 cni_hostport hostports ip6 daddr 2001:db8:a::1 tcp dport 8085 dnat to [2001:db8::2]:85 comment "icee6giejonei6so"',
+      'add rule ip6 cni_hostport hostports tcp dport 8086 dnat to [2001:db8::2]:86 comment "icee6giejonei6so"',
+    ],
+  );
   t.ok(six.includes('add rule ip6 cni_hostport prerouting c d fib daddr type local jump hostports_all'));
-  t.notOk(lines.some((l) => l.includes('masquerad')), 'no masquerading chain or rule without snat');
+  t.notOk(
+    lines.some((l) => l.includes('masquerad')),
+    'no masquerading chain or rule without snat',
+  );
 });
 
 t.test('masqAll: one rule from any source', async (t) => {
-  const lines = planNftPortmapSetup({ ...target, masqAll: true }, [v4, v6]).split('\n').filter((l) => l.includes('masquerade'));
+  const lines = planNftPortmapSetup({ ...target, masqAll: true }, [v4, v6])
+    .split('\n')
+    .filter((l) => l.includes('masquerade'));
   t.same(lines, [
     'add rule ip cni_hostport masquerading ip saddr 0.0.0.0/0 ip daddr 10.0.0.2 masquerade comment "icee6giejonei6so"',
     'add rule ip6 cni_hostport masquerading ip6 saddr ::/0 ip6 daddr 2001:db8::2 masquerade comment "icee6giejonei6so"',
@@ -90,7 +100,11 @@ const LISTING6 = JSON.stringify({
     { chain: { family: 'ip6', table: 'cni_hostport', name: 'masquerading', handle: 6, type: 'nat', hook: 'postrouting', prio: 100, policy: 'accept' } },
     {
       rule: {
-        family: 'ip6', table: 'cni_hostport', chain: 'hostports', handle: 10, comment: 'icee6giejonei6so',
+        family: 'ip6',
+        table: 'cni_hostport',
+        chain: 'hostports',
+        handle: 10,
+        comment: 'icee6giejonei6so',
         expr: [
           { match: { op: '==', left: { payload: { protocol: 'ip6', field: 'daddr' } }, right: '2001:db8:a::1' } },
           { match: { op: '==', left: { payload: { protocol: 'tcp', field: 'dport' } }, right: 8085 } },
@@ -100,7 +114,11 @@ const LISTING6 = JSON.stringify({
     },
     {
       rule: {
-        family: 'ip6', table: 'cni_hostport', chain: 'masquerading', handle: 11, comment: 'icee6giejonei6so',
+        family: 'ip6',
+        table: 'cni_hostport',
+        chain: 'masquerading',
+        handle: 11,
+        comment: 'icee6giejonei6so',
         expr: [{ masquerade: null }],
       },
     },
@@ -119,7 +137,10 @@ t.test('CHECK compares every mapping of the family', async (t) => {
 
 t.test('DEL deletes by handle the rules commented with the container id; GC the invalid ones', async (t) => {
   const listing = parseNftListing(LISTING6);
-  t.equal(planNftPortmapTeardown([listing], 'icee6giejonei6so'), 'delete rule ip6 cni_hostport hostports handle 10\ndelete rule ip6 cni_hostport masquerading handle 11\n');
+  t.equal(
+    planNftPortmapTeardown([listing], 'icee6giejonei6so'),
+    'delete rule ip6 cni_hostport hostports handle 10\ndelete rule ip6 cni_hostport masquerading handle 11\n',
+  );
   t.equal(planNftPortmapTeardown([listing], 'nobody'), undefined);
   t.equal(planNftPortmapGc([listing], new Set(['icee6giejonei6so'])), 'delete rule ip6 cni_hostport hostports handle 12\n');
 });

@@ -2,7 +2,7 @@
 // container, and its addresses. Built by the plugin's loadConf; every token is validated
 // there and again (validatePortmapTarget) before it reaches a rule.
 import { isV4, parseCIDR, parseIP, formatIP } from '../../cni-spec/ip.ts';
-import { maskBytes } from '../cidr-math.ts';
+import { maskBytes } from '../../cni-spec/cidr-math.ts';
 
 export type PortProtocol = 'tcp' | 'udp' | 'sctp';
 export const PORT_PROTOCOLS: readonly PortProtocol[] = ['tcp', 'udp', 'sctp'];

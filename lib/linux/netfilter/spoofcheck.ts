@@ -1,4 +1,4 @@
-// MAC spoof check for the bridge plugin (macspoofchk, plugins.md §1.6): frames entering the
+// MAC spoof check for the bridge plugin (macspoofchk, reference https://github.com/containernetworking/plugins/blob/v1.9.0/pkg/link/spoofcheck.go): frames entering the
 // bridge from the host veth must carry the container's MAC, else they are dropped.
 import { withNetfilterLock } from './lock.ts';
 import { SPOOF_BASE_CHAIN, spoofNames, SPOOF_TABLE } from './names.ts';

@@ -4,7 +4,7 @@
 import { isValidName } from '../../cni-spec/env.ts';
 import { CniError, ErrorCode } from '../../cni-spec/errors.ts';
 import { formatIP, isV4, parseCIDR } from '../../cni-spec/ip.ts';
-import { maskBytes } from '../cidr-math.ts';
+import { maskBytes } from '../../cni-spec/cidr-math.ts';
 import { formatMac, parseMac } from '../mac.ts';
 import { iptablesComment, NFT_COMMENT_MAX, spoofNames } from './names.ts';
 

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { firstHost, ipv4Broadcast, maskBytes, networkCidr, nextIp, prefixContains, sameIp } from './cidr-math.ts';
-import { formatIp, parseCidr, parseIp } from './ip-bytes.ts';
+import { formatIpBytes, cidrBytes, ipBytes } from './ip-bytes.ts';
 
 t.test('network and first host (the default gateway)', async (t) => {
   t.equal(networkCidr('10.1.2.3/24'), '10.1.2.0/24');
@@ -19,17 +19,17 @@ t.test('next address carries and wraps', async (t) => {
 });
 
 t.test('containment and equality', async (t) => {
-  const net = parseCidr('fd00::/48')!;
-  t.ok(prefixContains(net, parseIp('fd00:0:0:1::1')!.bytes));
-  t.notOk(prefixContains(net, parseIp('fd01::1')!.bytes));
-  t.notOk(prefixContains(net, parseIp('10.0.0.1')!.bytes), 'other family');
+  const net = cidrBytes('fd00::/48')!;
+  t.ok(prefixContains(net, ipBytes('fd00:0:0:1::1')!.bytes));
+  t.notOk(prefixContains(net, ipBytes('fd01::1')!.bytes));
+  t.notOk(prefixContains(net, ipBytes('10.0.0.1')!.bytes), 'other family');
   t.ok(sameIp('fd00:0::1', 'fd00::1'));
   t.notOk(sameIp('10.0.0.1', '10.0.0.2'));
 });
 
 t.test('ipv4Broadcast', async (t) => {
-  t.equal(formatIp(ipv4Broadcast(Buffer.from([10, 1, 2, 3]), 24)), '10.1.2.255');
-  t.equal(formatIp(ipv4Broadcast(Buffer.from([10, 1, 2, 3]), 20)), '10.1.15.255');
-  t.equal(formatIp(ipv4Broadcast(Buffer.from([10, 1, 2, 3]), 32)), '10.1.2.3');
-  t.equal(formatIp(ipv4Broadcast(Buffer.from([10, 1, 2, 3]), 0)), '255.255.255.255');
+  t.equal(formatIpBytes(ipv4Broadcast(Buffer.from([10, 1, 2, 3]), 24)), '10.1.2.255');
+  t.equal(formatIpBytes(ipv4Broadcast(Buffer.from([10, 1, 2, 3]), 20)), '10.1.15.255');
+  t.equal(formatIpBytes(ipv4Broadcast(Buffer.from([10, 1, 2, 3]), 32)), '10.1.2.3');
+  t.equal(formatIpBytes(ipv4Broadcast(Buffer.from([10, 1, 2, 3]), 0)), '255.255.255.255');
 });

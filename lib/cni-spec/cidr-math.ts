@@ -1,5 +1,5 @@
 // Prefix arithmetic on the byte form of addresses. Pure.
-import { formatIp, parseCidr, parseIp, type ParsedCidr } from './ip-bytes.ts';
+import { formatIpBytes, cidrBytes, ipBytes, type CidrBytes } from './ip-bytes.ts';
 
 /** The address with its host bits cleared. */
 export function maskBytes(bytes: Uint8Array, prefixLen: number): Buffer {
@@ -32,25 +32,25 @@ export function nextIp(bytes: Uint8Array): Buffer {
 }
 
 /** Whether ip (same family) lies inside the prefix. */
-export function prefixContains(net: ParsedCidr, ip: Uint8Array): boolean {
+export function prefixContains(net: CidrBytes, ip: Uint8Array): boolean {
   return ip.length === net.bytes.length && maskBytes(ip, net.prefixLen).equals(maskBytes(net.bytes, net.prefixLen));
 }
 
 /** "10.1.2.3/24" → "10.1.2.0/24"; undefined for bad input. */
 export function networkCidr(cidr: string): string | undefined {
-  const c = parseCidr(cidr);
-  return c && `${formatIp(maskBytes(c.bytes, c.prefixLen))}/${c.prefixLen}`;
+  const c = cidrBytes(cidr);
+  return c && `${formatIpBytes(maskBytes(c.bytes, c.prefixLen))}/${c.prefixLen}`;
 }
 
 /** The first address after the network address: the reference's default gateway (calcGatewayIP). */
 export function firstHost(cidr: string): string | undefined {
-  const c = parseCidr(cidr);
-  return c && formatIp(nextIp(maskBytes(c.bytes, c.prefixLen)));
+  const c = cidrBytes(cidr);
+  return c && formatIpBytes(nextIp(maskBytes(c.bytes, c.prefixLen)));
 }
 
 /** Same address, written either way ("::ffff:1.2.3.4" vs "1.2.3.4" aside). */
 export function sameIp(a: string, b: string): boolean {
-  const x = parseIp(a);
-  const y = parseIp(b);
+  const x = ipBytes(a);
+  const y = ipBytes(b);
   return x !== undefined && y !== undefined && x.bytes.equals(y.bytes);
 }

@@ -1,0 +1,103 @@
+// The bandwidth plugin's configuration (reference: plugins/meta/bandwidth/main.go at v1.9.0,
+// parseConfig/getBandwidth/validateRateAndBurst), validated before anything touches the host.
+//
+// The four keys at the top level win over runtimeConfig.bandwidth as soon as one of them is
+// present, even when they are invalid (the reference's embedded-struct rule). A burst that
+// arrives through the capability as one of the runtimes' "no burst given" sentinels is treated
+// as unset and sized from the rate at ADD (burst-plan.ts), unless `referenceBurst: true`.
+import * as z from 'zod/mini';
+import { CniError, ErrorCode, parseWithSchema, type CniRequest } from '../../lib/cni-spec/index.ts';
+
+/** containerd's CRI (2^32 − 1) and kubelet's dockershim (2^31 − 1) pass these as "no burst". */
+export const RUNTIME_BURST_SENTINELS: readonly number[] = [4294967295, 2147483647];
+
+/** One shaped direction. */
+export interface Shaping {
+  /** bytes per second (the config's bits/s divided by 8, as the reference does) */
+  readonly rateBytes: bigint;
+  /** the bucket in bytes; 'from-rate' for a runtime sentinel: sized at ADD from rate and MTU */
+  readonly burst: number | 'from-rate';
+}
+
+export interface BandwidthConf {
+  readonly network: string;
+  /** traffic into the container: tbf on the host veth */
+  readonly ingress?: Shaping;
+  /** traffic out of the container: tbf on the ifb */
+  readonly egress?: Shaping;
+  /** where the values came from (for messages and tests) */
+  readonly source: 'static' | 'runtimeConfig' | 'none';
+}
+
+const KEYS = ['ingressRate', 'ingressBurst', 'egressRate', 'egressBurst'] as const;
+
+function buildSchema() {
+  // Numbers are checked below, so each problem can name its field in the reference's words.
+  const n = z.optional(z.number());
+  const entry = { ingressRate: n, ingressBurst: n, egressRate: n, egressBurst: n };
+  return z.object({
+    ...entry,
+    referenceBurst: z.optional(z.boolean()),
+    runtimeConfig: z.optional(z.object({ bandwidth: z.optional(z.object(entry)) })),
+  });
+}
+
+let schema: ReturnType<typeof buildSchema> | undefined;
+type Entry = { [K in (typeof KEYS)[number]]?: number | undefined };
+
+interface Problem {
+  field: string;
+  msg: string;
+}
+
+const MAX_BURST_BYTES = 2 ** 32 - 1;
+
+/** validateRateAndBurst of the reference, naming the field at fault. */
+function validateDirection(prefix: string, dir: 'ingress' | 'egress', rate: number, burst: number): Problem | undefined {
+  if (burst === 0 && rate !== 0) return { field: `${prefix}${dir}Burst`, msg: 'if rate is set, burst must also be set' };
+  if (rate === 0 && burst !== 0) return { field: `${prefix}${dir}Rate`, msg: 'if burst is set, rate must also be set' };
+  if (Math.floor(burst / 8) >= MAX_BURST_BYTES) return { field: `${prefix}${dir}Burst`, msg: 'burst cannot be more than 4GB' };
+  // Less than a byte is zero bytes for tbf: the reference hands the kernel a zero rate or bucket.
+  if (rate > 0 && rate < 8) return { field: `${prefix}${dir}Rate`, msg: 'rate must be at least 8 bits/s' };
+  if (burst > 0 && burst < 8) return { field: `${prefix}${dir}Burst`, msg: 'burst must be at least 8 bits' };
+  return undefined;
+}
+
+function checkNumber(prefix: string, key: string, v: number | undefined): Problem | undefined {
+  if (v === undefined || (Number.isInteger(v) && v >= 0)) return undefined;
+  return { field: `${prefix}${key}`, msg: `${key} must be a non-negative integer (got ${v})` };
+}
+
+export function loadConf(req: CniRequest): BandwidthConf {
+  const raw = parseWithSchema((schema ??= buildSchema()), req.config);
+  const isStatic = KEYS.some((k) => raw[k] !== undefined);
+  const runtime = raw.runtimeConfig?.bandwidth;
+  const entry: Entry | undefined = isStatic ? raw : runtime;
+  const source = isStatic ? 'static' : runtime ? 'runtimeConfig' : 'none';
+  const prefix = source === 'runtimeConfig' ? 'runtimeConfig.bandwidth.' : '';
+  const out = { network: req.name, source } as { -readonly [K in keyof BandwidthConf]: BandwidthConf[K] };
+  if (!entry) return Object.freeze(out);
+
+  const problems: Problem[] = [];
+  for (const k of KEYS) {
+    const p = checkNumber(prefix, k, entry[k]);
+    if (p) problems.push(p);
+  }
+  const sentinels = source === 'runtimeConfig' && raw.referenceBurst !== true;
+  for (const dir of ['ingress', 'egress'] as const) {
+    if (problems.length > 0) break;
+    const rate = entry[`${dir}Rate`] ?? 0;
+    let burst: number | 'from-rate' = entry[`${dir}Burst`] ?? 0;
+    if (sentinels && RUNTIME_BURST_SENTINELS.includes(burst)) burst = rate === 0 ? 0 : 'from-rate';
+    const p = validateDirection(prefix, dir, rate, burst === 'from-rate' ? 8 : burst);
+    if (p) problems.push(p);
+    else if (rate > 0) out[dir] = Object.freeze({ rateBytes: BigInt(Math.trunc(rate)) / 8n, burst: burst === 'from-rate' ? burst : Math.floor(Number(burst) / 8) });
+  }
+  if (problems.length > 0) {
+    throw new CniError(ErrorCode.InvalidNetworkConfig, problems[0]?.msg ?? 'invalid network config', problems.map((p) => `${p.field}: ${p.msg}`).join('; '));
+  }
+  return Object.freeze(out);
+}
+
+/** Nothing to shape: ADD passes prevResult through and does no netlink work. */
+export const shapesNothing = (c: BandwidthConf): boolean => c.ingress === undefined && c.egress === undefined;
