@@ -11,6 +11,7 @@ import { impl } from './helpers/impl.ts';
 import { tempDir } from './helpers/plugins.ts';
 import { ipJson, needsRoot, run } from './helpers/sh.ts';
 import { hasCheck } from './helpers/spec-versions.ts';
+import { portmapRulesOf, startNamedServer, tcpAnswer } from './helpers/portmap.ts';
 
 const dir = resolve(import.meta.dirname, '..', 'conf-examples');
 const files = readdirSync(dir).filter((f) => f.endsWith('.conflist'));
@@ -27,10 +28,12 @@ function withDataDir(list: { plugins: Record<string, unknown>[] }, dataDir: stri
 interface IpAddr { ifname: string; addr_info: { local: string; prefixlen: number }[] }
 
 // What a runtime passes for the capabilities a list declares (libcni turns them into each
-// plugin's runtimeConfig): a Kubernetes pod with the 10M bandwidth annotations, as containerd
-// sends them.
+// plugin's runtimeConfig): a Kubernetes pod with the 10M bandwidth annotations and one
+// hostPort, as containerd sends them.
+const HOST_PORT = 18080;
 const CAPABILITY_ARGS = {
   bandwidth: { ingressRate: 10_000_000, ingressBurst: 4_294_967_295, egressRate: 10_000_000, egressBurst: 4_294_967_295 },
+  portMappings: [{ hostPort: HOST_PORT, containerPort: 80, protocol: 'tcp' }],
 };
 
 // A list that puts pods on a VLAN needs a kernel with bridge VLAN filtering.
@@ -47,7 +50,8 @@ for (const file of files) {
     const node = await makeNetns(t, 'exnode');
     await run('ip', ['-n', node.name, 'link', 'set', 'lo', 'up']);
     const pod = await makeNetns(t, 'expod');
-    const a = attachment(withDataDir(original, dataDir), { containerId: `ex-${process.pid}`, netns: pod.path, ifname: 'eth0', capabilityArgs: CAPABILITY_ARGS }, { nodeNetns: node.name });
+    const containerId = `ex-${process.pid}`;
+    const a = attachment(withDataDir(original, dataDir), { containerId, netns: pod.path, ifname: 'eth0', capabilityArgs: CAPABILITY_ARGS }, { nodeNetns: node.name });
 
     const result = await a.add();
     t.equal(result.cniVersion, a.list.cniVersion, 'ADD result is in the list version');
@@ -61,9 +65,17 @@ for (const file of files) {
       const tbf = JSON.parse(await run('tc', ['-n', node.name, '-j', 'qdisc', 'show', 'dev', ifb])) as { kind: string; options: { rate: number } }[];
       t.match(tbf, [{ kind: 'tbf', options: { rate: 1_250_000 } }], 'egress tbf at 10 Mbit/s');
     }
+    const mapped = original.plugins.some((p: Record<string, unknown>) => p['type'] === 'portmap' && (p['capabilities'] as Record<string, unknown> | undefined)?.['portMappings'] === true);
+    if (mapped) {
+      // The node reaches the pod through the hostPort on its own gateway address.
+      const gateway = (result.ips ?? [])[0]?.gateway as string;
+      await startNamedServer(t, pod.name, 'pod', { tcp: 80, udp: 81 });
+      t.equal(await tcpAnswer(node.name, gateway, HOST_PORT), 'pod', `hostPort ${HOST_PORT} on ${gateway} reaches the pod`);
+    }
     if (hasCheck(a.list.cniVersion)) await t.resolves(a.check(), 'CHECK passes');
     await t.resolves(a.del(), 'DEL succeeds');
     if (shaped) t.same(JSON.parse(await run('ip', ['-n', node.name, '-j', 'link', 'show', 'type', 'ifb'])), [], 'after DEL no ifb is left');
+    if (mapped) t.same(await portmapRulesOf(node.name, a.list.name, containerId), [], 'after DEL no port mapping rule is left');
     const links = (await ipJson<{ ifname: string }[]>(pod.name, ['link', 'show'])).map((l) => l.ifname);
     t.same(links, ['lo'], 'after DEL the pod has only lo');
     const leftovers = readdirSync(dataDir, { recursive: true }).map(String).filter((f) => /\d+\.\d+\.\d+\.\d+$|:/.test(f));

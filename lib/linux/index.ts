@@ -36,3 +36,5 @@ export { formatMac, isUnicastMac, parseMac } from './mac.ts';
 export * from './netfilter/index.ts';
 // Traffic control (bandwidth): tbf/ingress qdiscs, u32+mirred redirect, ifb (our codec: tc/).
 export * from './tc/index.ts';
+export { deleteConntrackByDstPort } from './conntrack.ts';
+export { routeInterface } from './route-get.ts';

@@ -6,3 +6,7 @@ export { setupMacSpoofCheck, teardownMacSpoofCheck, type SpoofTarget } from './s
 export { masqChainName } from './names.ts';
 export { ToolError, ToolMissingError } from './exec.ts';
 export { NetfilterErrors } from './settle.ts';
+// portmap (hostPort DNAT), both backends.
+export { setupPortmap, teardownPortmap, checkPortmap, gcPortmap, portmapBackendProblem, defaultPortmapBackend, type PortmapBackend } from './portmap.ts';
+export { containerAddr, ipFamily, PORT_PROTOCOLS, type ContainerAddr, type PortMapping, type PortmapTarget, type PortProtocol } from './portmap-spec.ts';
+export { CONDITION_TOKEN_RE, IPTABLES_CHAIN_RE } from './validate.ts';

@@ -15,11 +15,11 @@ export function iptablesTools(family: Family): { save: string; restore: string }
   return { save: requireTool(`${PREFIX[family]}-save`, BACKEND), restore: requireTool(`${PREFIX[family]}-restore`, BACKEND) };
 }
 
-async function readNat(family: Family): Promise<SavedTable> {
+export async function readNat(family: Family): Promise<SavedTable> {
   return parseSavedNat(await runTool(iptablesTools(family).save, ['-t', 'nat']));
 }
 
-async function restore(family: Family, text: string): Promise<void> {
+export async function restore(family: Family, text: string): Promise<void> {
   // -w: wait for the xtables lock (iptables-legacy); --noflush: touch only what the input names.
   await runTool(iptablesTools(family).restore, ['-w', '--noflush'], text);
 }
@@ -28,7 +28,7 @@ async function restore(family: Family, text: string): Promise<void> {
  * Read, plan, apply; once more from a fresh read if the apply fails, since a process that does
  * not take our lock (kube-proxy, the Go plugins) may have changed the table in between.
  */
-async function readPlanApply(family: Family, plan: (saved: SavedTable) => string | undefined): Promise<void> {
+export async function readPlanApply(family: Family, plan: (saved: SavedTable) => string | undefined): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     const text = plan(await readNat(family));
     if (text === undefined) return;

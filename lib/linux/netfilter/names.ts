@@ -68,3 +68,44 @@ export function spoofNames(containerId: string, ifname: string): SpoofNames {
   const ifaceChain = `cni-br-iface-${ref}`;
   return { ref, ifaceChain, macChain: `${ifaceChain}-mac`, comment: `macspoofchk-${ref}` };
 }
+
+// ---- portmap, iptables backend (plugins/meta/portmap) ----
+
+export const PORTMAP_DNAT_CHAIN = 'CNI-HOSTPORT-DNAT';
+export const PORTMAP_SETMARK_CHAIN = 'CNI-HOSTPORT-SETMARK';
+export const PORTMAP_MASQ_CHAIN = 'CNI-HOSTPORT-MASQ';
+/** Entry chain of the per-container SNAT chains of portmap before v0.8; only torn down. */
+export const PORTMAP_OLD_SNAT_CHAIN = 'CNI-HOSTPORT-SNAT';
+export const PORTMAP_SETMARK_COMMENT = 'CNI portfwd masquerade mark';
+export const PORTMAP_MASQ_COMMENT = 'CNI portfwd requiring masquerade';
+
+/** Per-container chain: "CNI-DN-" + 21 hex of SHA-512(network + containerId), 28 chars (utils.MustFormatChainNameWithPrefix). */
+export function portmapDnatChainName(network: string, containerId: string): string {
+  return `CNI-DN-${hashHex(network + containerId, 21)}`;
+}
+
+/** The legacy per-container SNAT chain, same hash with "SN-". */
+export function portmapOldSnatChainName(network: string, containerId: string): string {
+  return `CNI-SN-${hashHex(network + containerId, 21)}`;
+}
+
+/**
+ * Comment of the entry rules in CNI-HOSTPORT-DNAT. The kernel keeps 255 bytes; the reference
+ * cuts to 253 + "..." (256, which iptables refuses), we to 252 + "..." (tokens are ASCII).
+ */
+export function portmapDnatComment(network: string, containerId: string): string {
+  const full = `dnat name: "${network}" id: "${containerId}"`;
+  return full.length <= 255 ? full : `${full.slice(0, 252)}...`;
+}
+
+// ---- portmap, nftables backend (v1.9.x layout) ----
+
+export const PORTMAP_NFT_TABLE = 'cni_hostport';
+export const PORTMAP_NFT_TABLE_COMMENT = 'CNI portmap plugin';
+/** rules of every mapping, commented with the container id */
+export const PORTMAP_NFT_HOSTPORTS = 'hostports';
+/** rules with a hostIP before v1.9.0; kept (empty) so an upgrade keeps working */
+export const PORTMAP_NFT_HOSTIP_HOSTPORTS = 'hostip_hostports';
+/** jumps to both chains above; entered once per packet after the local-address check */
+export const PORTMAP_NFT_HOSTPORTS_ALL = 'hostports_all';
+export const PORTMAP_NFT_MASQUERADING = 'masquerading';

@@ -96,3 +96,16 @@ export function parseMasqAddrs(cidrs: readonly string[]): MasqAddr[] {
     return { family: v4 ? 4 : 6, ip: formatIP(c.ip), subnet: `${formatIP(masked)}/${c.prefix}`, prefix: c.prefix };
   });
 }
+
+// ---- portmap ----
+
+/**
+ * A condition token (conditionsV4/V6) goes verbatim into an iptables-restore line or an nft
+ * rule: no quote, backslash, `;` (an nft command separator), `#`, `$`, newline or other
+ * control character can get through, so a token cannot end the rule or start another.
+ */
+export const CONDITION_TOKEN_RE = /^[A-Za-z0-9 _.:/,!=<>{}[\]()+*%&|~^@-]+$/;
+/** iptables chain names (XT_EXTENSION_MAXNAMELEN - 1). */
+export const IPTABLES_CHAIN_RE = /^[A-Za-z0-9_.-]{1,28}$/;
+/** nft comments are at most 128 bytes; the portmap rules carry the container id in one. */
+export const NFT_PORTMAP_COMMENT_MAX = NFT_COMMENT_MAX;

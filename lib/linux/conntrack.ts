@@ -1,0 +1,58 @@
+// Deleting conntrack entries through ctnetlink (NETLINK_NETFILTER), in the netns this process
+// runs in, without any tool: dump the family's table, keep the entries whose original tuple
+// is `protocol` to one of `ports`, delete each by that tuple (what the reference's netlink
+// library does for portmap). netlink@0.3.0 has no netfilter module, but its generic socket
+// (createNetlink) speaks any protocol; the messages come from conntrack-codec.ts.
+import { createNetlink, type NetlinkSocket } from 'netlink/dist/netlink.js';
+import {
+  AF_INET,
+  AF_INET6,
+  ctMsgType,
+  decodeCtEntry,
+  encodeCtDelete,
+  encodeCtDumpRequest,
+  IPCTNL_MSG_CT_DELETE,
+  IPCTNL_MSG_CT_GET,
+  IPCTNL_MSG_CT_NEW,
+  NETLINK_NETFILTER,
+} from './conntrack-codec.ts';
+import { nl, toNetlinkError } from './netlink-error.ts';
+
+const NLM_F_DUMP = 0x300;
+
+/**
+ * Deletes the entries of `protocol` (IPPROTO_*) whose original destination port is in `ports`,
+ * in each of `families`, over one socket; returns how many went.
+ */
+export async function deleteConntrackByDstPort(families: readonly (4 | 6)[], protocol: number, ports: ReadonlySet<number>): Promise<number> {
+  if (ports.size === 0 || families.length === 0) return 0;
+  const sock: NetlinkSocket = createNetlink(NETLINK_NETFILTER);
+  sock.on('error', () => {});
+  try {
+    let deleted = 0;
+    for (const family of families) deleted += await deleteInFamily(sock, family === 4 ? AF_INET : AF_INET6, protocol, ports);
+    return deleted;
+  } finally {
+    sock.close();
+  }
+}
+
+async function deleteInFamily(sock: NetlinkSocket, af: number, protocol: number, ports: ReadonlySet<number>): Promise<number> {
+  const [msgs] = await nl('IPCTNL_MSG_CT_GET', sock.request(ctMsgType(IPCTNL_MSG_CT_GET), encodeCtDumpRequest(af), { flags: NLM_F_DUMP }));
+  const doomed = msgs
+    .filter((m) => m.type === ctMsgType(IPCTNL_MSG_CT_NEW))
+    .map((m) => decodeCtEntry(Buffer.from(m.data)))
+    .filter((e) => e !== undefined && e.protocol === protocol && ports.has(e.dstPort));
+  let deleted = 0;
+  for (const e of doomed) {
+    try {
+      await sock.request(ctMsgType(IPCTNL_MSG_CT_DELETE), encodeCtDelete(e!));
+      deleted++;
+    } catch (err) {
+      // Expired between the dump and the delete: what we wanted.
+      const ne = toNetlinkError('IPCTNL_MSG_CT_DELETE', err);
+      if (ne.code !== 'ENOENT') throw ne;
+    }
+  }
+  return deleted;
+}

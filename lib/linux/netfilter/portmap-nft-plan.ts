@@ -1,0 +1,147 @@
+// The portmap nftables rules as `nft -f` input (pure), in the layout of the reference v1.9.x
+// (plugins/meta/portmap/portmap_nftables.go), one table per family, `ip|ip6 cni_hostport`:
+//   prerouting, output (nat, dstnat): <conditions> fib daddr type local jump hostports_all
+//   hostports_all:                   jump hostip_hostports; jump hostports
+//   hostports:                       [ip daddr <hostIP>] <proto> dport <hp> dnat to <ip>:<cp>   comment "<container id>"
+//   masquerading (nat, srcnat):      hairpin and localhost masquerade                            comment "<container id>"
+// `fib daddr type local` keeps the rules to traffic addressed to this host: routed traffic to
+// the same port of another machine passes untouched (plugins#1209).
+import {
+  PORTMAP_NFT_HOSTIP_HOSTPORTS,
+  PORTMAP_NFT_HOSTPORTS,
+  PORTMAP_NFT_HOSTPORTS_ALL,
+  PORTMAP_NFT_MASQUERADING,
+  PORTMAP_NFT_TABLE,
+  PORTMAP_NFT_TABLE_COMMENT,
+} from './names.ts';
+import type { NftListing, NftRule } from './nft-json.ts';
+import { conditionsFor, hostPortText, mappingsFor, type ContainerAddr, type PortmapTarget } from './portmap-spec.ts';
+
+type Family = 4 | 6;
+export const NFT_FAMILY: Record<Family, 'ip' | 'ip6'> = { 4: 'ip', 6: 'ip6' };
+/** chains that hold per-container rules, found by their comment */
+export const PORTMAP_RULE_CHAINS = [PORTMAP_NFT_HOSTPORTS, PORTMAP_NFT_HOSTIP_HOSTPORTS, PORTMAP_NFT_MASQUERADING] as const;
+
+const table = (f: Family): string => `${NFT_FAMILY[f]} ${PORTMAP_NFT_TABLE}`;
+
+/**
+ * One family's part of the ADD transaction. Like the reference it declares the table and
+ * chains, and flushes and rewrites the entry chains, so the conditions of the latest ADD hold
+ * table-wide; then it appends this container's rules. Nothing is read first: its cost does not
+ * grow with the rules already there.
+ */
+export function planNftPortmapSetupFamily(t: PortmapTarget, addr: ContainerAddr): string[] {
+  const T = table(addr.family);
+  const ip = NFT_FAMILY[addr.family];
+  const conds = conditionsFor(t, addr.family);
+  const entry = [...conds, 'fib daddr type local jump', PORTMAP_NFT_HOSTPORTS_ALL].join(' ');
+  const comment = `comment "${t.containerId}"`;
+  const lines = [
+    `add table ${T} { comment "${PORTMAP_NFT_TABLE_COMMENT}" ; }`,
+    `add chain ${T} ${PORTMAP_NFT_HOSTPORTS}`,
+    `add chain ${T} ${PORTMAP_NFT_HOSTIP_HOSTPORTS}`,
+    `add chain ${T} ${PORTMAP_NFT_HOSTPORTS_ALL}`,
+    `flush chain ${T} ${PORTMAP_NFT_HOSTPORTS_ALL}`,
+    `add rule ${T} ${PORTMAP_NFT_HOSTPORTS_ALL} jump ${PORTMAP_NFT_HOSTIP_HOSTPORTS}`,
+    `add rule ${T} ${PORTMAP_NFT_HOSTPORTS_ALL} jump ${PORTMAP_NFT_HOSTPORTS}`,
+    `add chain ${T} prerouting { type nat hook prerouting priority -100 ; }`,
+    `flush chain ${T} prerouting`,
+    `add rule ${T} prerouting ${entry}`,
+    `add chain ${T} output { type nat hook output priority -100 ; }`,
+    `flush chain ${T} output`,
+    `add rule ${T} output ${entry}`,
+  ];
+  if (t.snat) lines.push(`add chain ${T} ${PORTMAP_NFT_MASQUERADING} { type nat hook postrouting priority 100 ; }`);
+  for (const { m, dst } of mappingsFor(t, addr.family)) {
+    const d = dst === undefined ? '' : `${ip} daddr ${dst} `;
+    lines.push(`add rule ${T} ${PORTMAP_NFT_HOSTPORTS} ${d}${m.protocol} dport ${m.hostPort} dnat to ${hostPortText(addr.ip, m.containerPort)} ${comment}`);
+  }
+  if (t.snat) {
+    // Hairpin: the container's own address only (the iptables layout marks its whole subnet).
+    const src = t.masqAll ? (addr.family === 4 ? '0.0.0.0/0' : '::/0') : addr.ip;
+    lines.push(`add rule ${T} ${PORTMAP_NFT_MASQUERADING} ${ip} saddr ${src} ${ip} daddr ${addr.ip} masquerade ${comment}`);
+    if (addr.family === 4 && !t.masqAll) {
+      lines.push(`add rule ${T} ${PORTMAP_NFT_MASQUERADING} ip saddr 127.0.0.1 ip daddr ${addr.ip} masquerade ${comment}`);
+    }
+  }
+  return lines;
+}
+
+/** The whole ADD: every family with an address, one transaction. */
+export function planNftPortmapSetup(t: PortmapTarget, addrs: readonly ContainerAddr[]): string {
+  return `${addrs.flatMap((a) => planNftPortmapSetupFamily(t, a)).join('\n')}\n`;
+}
+
+/** This container's rules in a listing (either family), by their comment. */
+export function selectPortmapRules(rules: readonly NftRule[], containerId: string): NftRule[] {
+  return rules.filter((r) => r.table === PORTMAP_NFT_TABLE && (PORTMAP_RULE_CHAINS as readonly string[]).includes(r.chain) && r.comment === containerId);
+}
+
+export function deletePortmapRulesScript(rules: readonly NftRule[]): string | undefined {
+  if (rules.length === 0) return undefined;
+  return rules.map((r) => `delete rule ${r.family} ${r.table} ${r.chain} handle ${r.handle}\n`).join('');
+}
+
+/** DEL: every rule commented with the container id, in both families; undefined if none. */
+export function planNftPortmapTeardown(listings: readonly NftListing[], containerId: string): string | undefined {
+  return deletePortmapRulesScript(listings.flatMap((l) => selectPortmapRules(l.rules, containerId)));
+}
+
+/** GC: rules whose container id is not among the valid ones. */
+export function planNftPortmapGc(listings: readonly NftListing[], validIds: ReadonlySet<string>): string | undefined {
+  const stale = listings.flatMap((l) =>
+    l.rules.filter((r) => (PORTMAP_RULE_CHAINS as readonly string[]).includes(r.chain) && r.comment !== undefined && !validIds.has(r.comment)),
+  );
+  return deletePortmapRulesScript(stale);
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The `payload` matches and the dnat of a rule as nft -j prints them. */
+function readRule(expr: string): { matches: Map<string, unknown>; dnat?: { addr: unknown; port: unknown } } {
+  const matches = new Map<string, unknown>();
+  let dnat: { addr: unknown; port: unknown } | undefined;
+  const items: unknown = JSON.parse(expr);
+  for (const s of Array.isArray(items) ? items : []) {
+    if (!isObj(s)) continue;
+    const m = s['match'];
+    if (isObj(m) && m['op'] === '==' && isObj(m['left']) && isObj(m['left']['payload'])) {
+      const p = m['left']['payload'];
+      matches.set(`${String(p['protocol'])} ${String(p['field'])}`, m['right']);
+    }
+    const d = s['dnat'];
+    if (isObj(d)) dnat = { addr: d['addr'], port: d['port'] };
+  }
+  return { matches, ...(dnat && { dnat }) };
+}
+
+/**
+ * CHECK for one address: the table's entry chains, then each mapping's DNAT rule (port,
+ * protocol, hostIP and destination all compared, in hostports or the legacy hostip_hostports)
+ * and the masquerade rules. The first problem in the reference's words, or undefined.
+ */
+export function checkNftPortmap(listing: NftListing, t: PortmapTarget, addr: ContainerAddr): string | undefined {
+  const names = new Set(listing.chains.map((c) => c.name));
+  for (const c of ['prerouting', 'output', PORTMAP_NFT_HOSTPORTS_ALL, PORTMAP_NFT_HOSTPORTS]) {
+    if (!names.has(c)) return `chain ${c} not found in table ${table(addr.family)}`;
+  }
+  const ip = NFT_FAMILY[addr.family];
+  const mine = selectPortmapRules(listing.rules, t.containerId);
+  const dnats = mine.filter((r) => r.chain !== PORTMAP_NFT_MASQUERADING).map((r) => readRule(r.expr));
+  for (const { m, dst } of mappingsFor(t, addr.family)) {
+    const found = dnats.some(
+      (r) =>
+        r.matches.get(`${m.protocol} dport`) === m.hostPort &&
+        r.matches.get(`${ip} daddr`) === dst &&
+        r.dnat?.addr === addr.ip &&
+        r.dnat.port === m.containerPort,
+    );
+    if (!found) return `missing hostport rules in "${PORTMAP_NFT_HOSTPORTS}" chain`;
+  }
+  if (t.snat) {
+    const want = addr.family === 4 && !t.masqAll ? 2 : 1;
+    if (mine.filter((r) => r.chain === PORTMAP_NFT_MASQUERADING).length < want) return `missing hostport rules in "${PORTMAP_NFT_MASQUERADING}" chain`;
+  }
+  return undefined;
+}

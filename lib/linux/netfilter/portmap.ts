@@ -1,0 +1,115 @@
+// portmap: DNAT of host ports to a container, with the reference's iptables or nftables
+// layout (plugins.md §2). Every entry point validates the tokens again (they are written into
+// rule text) and holds the netfilter lock around its read-modify-write.
+import { CniError, ErrorCode } from '../../cni-spec/errors.ts';
+import { goQuote } from '../../cni-spec/go-json.ts';
+import { lookPath } from './exec.ts';
+import { withNetfilterLock } from './lock.ts';
+import { checkPortmapIptables, gcPortmapIptables, setupPortmapIptables, teardownPortmapIptables } from './portmap-iptables.ts';
+import { checkPortmapNft, gcPortmapNft, setupPortmapNft, teardownPortmapNft } from './portmap-nft.ts';
+import { PORT_PROTOCOLS, ipFamily, type ContainerAddr, type PortmapTarget } from './portmap-spec.ts';
+import { settleAll } from './settle.ts';
+import { CONDITION_TOKEN_RE, IPTABLES_CHAIN_RE, NFT_PORTMAP_COMMENT_MAX, validateContainerIdToken, validateNetworkToken } from './validate.ts';
+
+export type PortmapBackend = 'iptables' | 'nftables';
+type Family = 4 | 6;
+
+const IPT = { 4: 'iptables', 6: 'ip6tables' } as const;
+const hasIptables = (f: Family): boolean => ['save', 'restore'].every((s) => lookPath(`${IPT[f]}-${s}`) !== undefined);
+const hasNft = (): boolean => lookPath('nft') !== undefined;
+
+/** Why `backend` cannot work on this host, or undefined. Looks on PATH only: no process runs. */
+export function portmapBackendProblem(backend: PortmapBackend): string | undefined {
+  if (backend === 'nftables') return hasNft() ? undefined : 'nftables backend unavailable: "nft" not found in PATH';
+  return hasIptables(4) || hasIptables(6) ? undefined : 'iptables backend unavailable: neither iptables nor ip6tables (-save, -restore) found in PATH';
+}
+
+/** The default when the config names no backend: iptables unless only nft is there (the reference's rule). */
+export function defaultPortmapBackend(): PortmapBackend {
+  return !hasIptables(4) && hasNft() ? 'nftables' : 'iptables';
+}
+
+function configError(msg: string): CniError {
+  return new CniError(ErrorCode.InvalidNetworkConfig, msg);
+}
+
+/** Defence in depth: loadConf checked all of this already, with field names. */
+export function validatePortmapTarget(t: PortmapTarget, backend: PortmapBackend): void {
+  validateNetworkToken(t.network);
+  validateContainerIdToken(t.containerId);
+  for (const m of t.mappings) {
+    for (const p of [m.hostPort, m.containerPort]) if (!Number.isInteger(p) || p < 1 || p > 65535) throw configError(`invalid port ${p}`);
+    if (!PORT_PROTOCOLS.includes(m.protocol)) throw configError(`invalid protocol ${goQuote(m.protocol)}`);
+    if (m.hostIP !== undefined && ipFamily(m.hostIP) === undefined) throw configError(`invalid host IP ${goQuote(m.hostIP)}`);
+  }
+  for (const c of [...t.conditionsV4, ...t.conditionsV6]) if (!CONDITION_TOKEN_RE.test(c)) throw configError(`invalid condition ${goQuote(c)}`);
+  if (!Number.isInteger(t.markMasqBit) || t.markMasqBit < 0 || t.markMasqBit > 31) throw configError('MasqMarkBit must be between 0 and 31');
+  if (t.externalSetMarkChain !== undefined && !IPTABLES_CHAIN_RE.test(t.externalSetMarkChain)) {
+    throw configError(`invalid externalSetMarkChain ${goQuote(t.externalSetMarkChain)}`);
+  }
+  if (backend === 'nftables' && t.containerId.length > NFT_PORTMAP_COMMENT_MAX) {
+    throw new CniError(ErrorCode.InvalidEnvironmentVariables, `container id is too long for an nftables rule comment (${NFT_PORTMAP_COMMENT_MAX} characters)`);
+  }
+}
+
+export async function setupPortmap(backend: PortmapBackend, t: PortmapTarget, addrs: readonly ContainerAddr[]): Promise<void> {
+  validatePortmapTarget(t, backend);
+  if (addrs.length === 0) return;
+  if (backend === 'iptables') {
+    const missing = addrs.find((a) => !hasIptables(a.family));
+    if (missing) throw new Error(`failed to open iptables: ${IPT[missing.family]}-restore or ${IPT[missing.family]}-save not found in PATH`);
+    await withNetfilterLock(() => setupPortmapIptables(t, addrs));
+  } else {
+    if (!hasNft()) throw new Error('unable to set up nftables rules for port mappings: "nft" not found in PATH');
+    await withNetfilterLock(() => setupPortmapNft(t, addrs));
+  }
+}
+
+/**
+ * Removes this container's rules. `backend` set (DEL): that backend, as the reference does, in
+ * the families given (those of prevResult; both when unknown), the iptables rules first by a
+ * blind delete of what `t` would have written. `backend` undefined: both backends, both
+ * families, from what the tables show. What is already gone is fine; a backend whose tools
+ * are not installed cannot hold rules.
+ */
+export async function teardownPortmap(
+  network: string,
+  containerId: string,
+  o: { backend?: PortmapBackend; target?: PortmapTarget; families?: readonly Family[] } = {},
+): Promise<void> {
+  validateNetworkToken(network);
+  validateContainerIdToken(containerId);
+  if (o.target) validatePortmapTarget(o.target, o.backend ?? 'iptables');
+  const wanted = o.families ?? [4, 6];
+  const families = wanted.filter(hasIptables);
+  const iptables = o.backend !== 'nftables' && families.length > 0;
+  const nft = o.backend !== 'iptables' && hasNft();
+  await withNetfilterLock(() =>
+    settleAll([
+      iptables ? teardownPortmapIptables(network, containerId, families, o.target) : Promise.resolve(),
+      nft ? teardownPortmapNft(containerId, wanted) : Promise.resolve(),
+    ]),
+  );
+}
+
+export async function checkPortmap(backend: PortmapBackend, t: PortmapTarget, addrs: readonly ContainerAddr[]): Promise<void> {
+  validatePortmapTarget(t, backend);
+  if (backend === 'iptables') await checkPortmapIptables(t, addrs);
+  else await checkPortmapNft(t, addrs);
+}
+
+/**
+ * GC of both backends. iptables: the chains of `network` whose container is not valid. nftables:
+ * the reference comments its rules with the container id alone, so a rule of any container not
+ * in `validIds` goes, whatever network it belongs to.
+ */
+export async function gcPortmap(network: string, validIds: ReadonlySet<string>): Promise<void> {
+  validateNetworkToken(network);
+  const families = ([4, 6] as const).filter(hasIptables);
+  await withNetfilterLock(() =>
+    settleAll([
+      families.length > 0 ? gcPortmapIptables(network, validIds, families) : Promise.resolve(),
+      hasNft() ? gcPortmapNft(validIds) : Promise.resolve(),
+    ]),
+  );
+}

@@ -1,0 +1,33 @@
+// ADD (plugins.md §2.2): rules for every mapping, then the UDP conntrack flush and
+// route_localnet; prevResult passes through. No mappings: no netfilter work at all.
+import { UndoStack, type CniRequest, type Result } from '../../lib/cni-spec/index.ts';
+import { setupPortmap, teardownPortmap } from '../../lib/linux/index.ts';
+import { loadConf } from './conf.ts';
+import { enableRouteLocalnet, flushStaleUdp } from './side-effects.ts';
+
+const log = (line: string): void => void process.stderr.write(`${line}\n`);
+
+export async function cmdAdd(req: CniRequest): Promise<Result> {
+  const conf = loadConf(req);
+  const prev = req.prevResult;
+  if (prev === undefined) throw new Error('must be called as chained plugin');
+  const { target, addrs } = conf;
+  if (target.mappings.length === 0 || addrs.length === 0) return prev;
+  const undo = new UndoStack('portmap');
+  try {
+    const backend = conf.backend();
+    undo.push('port mapping rules', () => teardownPortmap(target.network, target.containerId, { backend }));
+    await setupPortmap(backend, target, addrs);
+    await flushStaleUdp(
+      target,
+      addrs.map((a) => a.family),
+      log,
+    );
+    const v4 = addrs.find((a) => a.family === 4);
+    if (target.snat && v4) await enableRouteLocalnet(v4.ip);
+  } catch (err) {
+    await undo.unwind(log);
+    throw err;
+  }
+  return prev;
+}
