@@ -8,10 +8,11 @@
 // Every method is synchronous, and callers hold the lock only across synchronous code: a
 // flock is per open file, so a second in-process lock attempt while an await is pending
 // would block the event loop forever.
-import { closeSync, constants, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, openSync, readdirSync, readFileSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { flock, LOCK_EX } from '../linux/addon.ts';
 import { goFsError, isErrno } from '../linux/go-errno.ts';
+import { mkdirAll } from '../linux/mkdir-all.ts';
 import { formatAddr, parseAddr, type Addr } from './addr.ts';
 
 const LAST_IP_PREFIX = 'last_reserved_ip.';
@@ -44,11 +45,7 @@ export class Store {
 
   /** Creates the network's directory (0755) if needed and holds its lock until close(). */
   static open(dir: string): Store {
-    try {
-      mkdirSync(dir, { recursive: true, mode: 0o755 });
-    } catch (err) {
-      throw goFsError(err, 'mkdir', dir);
-    }
+    mkdirAll(dir, 0o755);
     return Store.lockDir(dir);
   }
 
