@@ -40,3 +40,66 @@ t.test('uncreatable dataDir: host-local and bridge fail at once, nothing left', 
   t.same(await nodeVeths(node.name), [], 'no host veth left in the node');
   t.same(await podLinks(pod.name), [], 'no interface left in the pod');
 });
+
+// A valid config per plugin; `dataDir` is a fresh host-local dataDir.
+function validConf(plugin: string, dataDir: string): Record<string, unknown> {
+  const hostLocal = { type: 'host-local', dataDir, ranges: [[{ subnet: '10.78.0.0/24' }]] };
+  switch (plugin) {
+    case 'bridge':
+      return { cniVersion: '1.0.0', name: 'ft', type: 'bridge', bridge: 'cnits-ft0', isGateway: true, ipam: hostLocal };
+    case 'host-local':
+      return { cniVersion: '1.0.0', name: 'ft', type: 'host-local', ipam: hostLocal };
+    case 'static':
+      return { cniVersion: '1.0.0', name: 'ft', type: 'static', ipam: { type: 'static', addresses: [{ address: '10.79.0.2/24' }] } };
+    default:
+      return { cniVersion: '1.0.0', name: 'ft', type: plugin };
+  }
+}
+
+/** Everything the runs below could change: links and addresses in node and pod, files in the dataDir. */
+async function snapshot(node: string, pod: string, dataDir: string): Promise<string> {
+  const [n, p] = await Promise.all([ipJson(node, ['addr', 'show']), ipJson(pod, ['addr', 'show'])]);
+  const files = (() => {
+    try {
+      return readdirSync(join(dataDir, 'ft')).map((f) => `${f}=${readFileSync(join(dataDir, 'ft', f), 'latin1')}`);
+    } catch {
+      return [];
+    }
+  })();
+  return JSON.stringify({ n, p, files });
+}
+
+// (2) The shared fields (types.NetConf in the reference) with a wrong JSON type: code 7 naming
+// the field, and nothing done. Before, loopback brought lo up and bridge made its bridge with
+// `"type": 5` or `"capabilities": "x"`.
+const WRONG: [string, unknown][] = [
+  ['type', 5],
+  ['capabilities', 'portMappings'],
+  ['capabilities', { portMappings: 'yes' }],
+  ['ipam', 'host-local'],
+  ['dns', ['8.8.8.8']],
+  ['dns', { nameservers: '8.8.8.8' }],
+  ['args', 'K8S_POD_NAME=x'],
+  ['runtimeConfig', []],
+  ['prevResult', 'x'],
+  ['cni.dev/valid-attachments', {}],
+];
+
+for (const plugin of ['loopback', 'bridge', 'host-local', 'static']) {
+  t.test(`${plugin}: a shared field with a wrong JSON type is code 7 naming it, nothing changes`, { skip: needsRoot }, async (t) => {
+    const [node, pod] = await Promise.all([makeNetns(t, 'node'), makeNetns(t, 'pod')]);
+    const dataDir = tempDir(t);
+    const before = await snapshot(node.name, pod.name, dataDir);
+    for (const [field, value] of WRONG) {
+      const base = validConf(plugin, dataDir);
+      // A wrong `ipam` replaces the IPAM section; keep the rest valid.
+      const conf = { ...base, [field]: value };
+      const r = await timedExec(DIST_BIN, plugin, env('ADD', pod.path), JSON.stringify(conf), { nodeNetns: node.name });
+      t.equal(r.code, 1, `${field}=${JSON.stringify(value)}: exit 1 (${r.stdout.trim()})`);
+      const at = /^\w+$/.test(field) ? field : `["${field}"]`;
+      t.match(r.json, { code: 7 }, `${field}: code 7`);
+      t.ok(String(r.json?.details).startsWith(`${at}`), `${field}: details name the field (${r.json?.details})`);
+    }
+    t.equal(await snapshot(node.name, pod.name, dataDir), before, 'node, pod and dataDir unchanged');
+  });
+}

@@ -1,7 +1,8 @@
 // The one owner of CNI_* env, stdin, stdout and the exit code (DESIGN.md §2). It mirrors the
 // reference skel (cni-spec.md §2): same checks, same order, same messages and codes.
 import { readSync, writeSync } from 'node:fs';
-import { decodeConfig } from './config.ts';
+import { commonConfSchema } from './common-conf.ts';
+import { decodeConfig, parseWithSchema } from './config.ts';
 import { asCniError, CniError, ErrorCode } from './errors.ts';
 import { foldKeys } from './fold.ts';
 import { goJSON } from './go-json.ts';
@@ -88,6 +89,8 @@ async function dispatch(spec: PluginSpec, io: PluginIO): Promise<string> {
   }
   const version = readVersion(fields.cniVersion);
   checkVersion(verb, version, spec);
+  // After skel's own checks (their codes and messages come first), before any handler.
+  parseWithSchema(commonConfSchema(), config);
   const handler = handlerFor(spec, verb);
   // No handler for CHECK/GC/STATUS: the version gates passed, so it is a successful no-op.
   if (handler === undefined) return '';
