@@ -103,3 +103,22 @@ for (const plugin of ['loopback', 'bridge', 'host-local', 'static']) {
     t.equal(await snapshot(node.name, pod.name, dataDir), before, 'node, pod and dataDir unchanged');
   });
 }
+
+// (3) A name with a byte an interface name cannot hold: before, "cnits\0x" made a bridge
+// "cnits" (C took the NUL as the end) and the ADD went on. Now code 7 naming the field, and
+// no link in the node; CNI_IFNAME gets skel's code 4 for the same bytes.
+t.test('bridge: names a Linux interface cannot have are refused before anything is made', { skip: needsRoot }, async (t) => {
+  const [node, pod] = await Promise.all([makeNetns(t, 'node'), makeNetns(t, 'pod')]);
+  const dataDir = tempDir(t);
+  const before = await snapshot(node.name, pod.name, dataDir);
+  for (const bad of ['cnits\u0000x', 'cnits/x', 'cnits:x', 'cnits x', 'cnits\u00e0', '.', '..', 'cnits-0123456789']) {
+    const conf = { ...validConf('bridge', dataDir), bridge: bad };
+    const r = await timedExec(DIST_BIN, 'bridge', env('ADD', pod.path), JSON.stringify(conf), { nodeNetns: node.name });
+    t.match(r.json, { code: 7, msg: /^invalid bridge name/, details: /^bridge: / }, `bridge ${JSON.stringify(bad)}: code 7 (${r.stdout.trim()})`);
+  }
+  for (const bad of ['eth\u00e0', 'eth\u2003']) {
+    const r = await timedExec(DIST_BIN, 'bridge', env('ADD', pod.path, { ifname: bad }), JSON.stringify(validConf('bridge', dataDir)), { nodeNetns: node.name });
+    t.match(r.json, { code: 4, msg: /interface name contains/ }, `CNI_IFNAME ${JSON.stringify(bad)}: code 4`);
+  }
+  t.equal(await snapshot(node.name, pod.name, dataDir), before, 'node, pod and dataDir unchanged');
+});

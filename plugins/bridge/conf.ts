@@ -1,7 +1,7 @@
 // The bridge plugin's configuration (plugins.md §1.1): validated and resolved in one go,
 // before anything touches the host, into a frozen BridgeConf (DESIGN.md §6).
 import * as z from 'zod/mini';
-import { cleanDNS, CniError, ErrorCode, parseCniArgs, parseWithSchema, type CniRequest, type DNS } from '../../lib/cni-spec/index.ts';
+import { cleanDNS, CniError, ErrorCode, isValidIfName, parseCniArgs, parseWithSchema, type CniRequest, type DNS } from '../../lib/cni-spec/index.ts';
 import { pickMac } from './mac.ts';
 import { collectVlanTrunk, planPortVlans, type PortVlanPlan, type Problem } from './vlan-plan.ts';
 
@@ -38,7 +38,6 @@ export interface BridgeConf {
 }
 
 const DEFAULT_BRIDGE = 'cni0';
-const IFNAMSIZ = 16;
 const MTU_MAX = 65535;
 
 function buildSchema() {
@@ -72,10 +71,6 @@ function buildSchema() {
 let schema: ReturnType<typeof buildSchema> | undefined;
 type Raw = z.output<ReturnType<typeof buildSchema>>;
 
-/** The kernel's dev_valid_name, so a bad name is a config error rather than a half-done ADD. */
-export function isValidIfName(name: string): boolean {
-  return name !== '' && Buffer.byteLength(name) < IFNAMSIZ && name !== '.' && name !== '..' && !/[/:\s]/.test(name);
-}
 
 
 export interface LoadOptions {
@@ -96,6 +91,7 @@ export function loadConf(req: CniRequest, o: LoadOptions = {}): BridgeConf {
   const raw = parseWithSchema((schema ??= buildSchema()), req.config);
   const problems: Problem[] = [];
   const bridge = raw.bridge ?? DEFAULT_BRIDGE;
+  // The kernel's dev_valid_name plus NUL: a bad name is a config error, not a half-done ADD.
   if (!isValidIfName(bridge)) problems.push({ field: 'bridge', msg: `invalid bridge name ${JSON.stringify(bridge)}` });
   const vlan = raw.vlan ?? 0;
   if (vlan < 0 || vlan > 4094) problems.push({ field: 'vlan', msg: `invalid VLAN ID ${vlan} (must be between 0 and 4094)` });
