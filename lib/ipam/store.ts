@@ -82,12 +82,12 @@ export class Store {
   }
 
   /**
-   * Claims `ip` for the attachment; false when another file already claims it. Records the
-   * address as the set's last reserved one, where the next round-robin search starts.
+   * Claims `ip` for the attachment; false when another file already claims it. The round-robin
+   * marker is written separately (recordLastReserved), once the whole ADD has succeeded: a
+   * failed ADD must leave every file as it found it.
    */
-  reserve(containerId: string, ifname: string, ip: Addr, setIndex: number): boolean {
-    const text = formatAddr(ip);
-    const path = join(this.dir, text);
+  reserve(containerId: string, ifname: string, ip: Addr): boolean {
+    const path = join(this.dir, formatAddr(ip));
     let fd: number;
     try {
       fd = openSync(path, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL, FILE_MODE);
@@ -103,13 +103,17 @@ export class Store {
       throw goFsError(err, 'write', path);
     }
     closeSync(fd);
+    return true;
+  }
+
+  /** Records `ip` as the set's last reserved address, where the next round-robin search starts. */
+  recordLastReserved(setIndex: number, ip: Addr): void {
     const last = join(this.dir, `${LAST_IP_PREFIX}${setIndex}`);
     try {
-      writeFileSync(last, text, { mode: FILE_MODE });
+      writeFileSync(last, formatAddr(ip), { mode: FILE_MODE });
     } catch (err) {
       throw goFsError(err, 'open', last);
     }
-    return true;
   }
 
   /** The set's last reserved address; undefined if none or unreadable (round-robin just restarts). */
