@@ -122,3 +122,39 @@ t.test('bridge: names a Linux interface cannot have are refused before anything 
   }
   t.equal(await snapshot(node.name, pod.name, dataDir), before, 'node, pod and dataDir unchanged');
 });
+
+// (5) Nesting: Go's decoder refuses more than 10,000 levels (code 6); up to that, no walk of
+// ours may overflow the stack, wherever the deep value sits. A stack overflow would surface
+// as a code-999 "Maximum call stack size exceeded" (or a crash without a JSON answer).
+// JSON.stringify itself cannot write such a value, so the text is spliced in.
+const DEEP = '__cnits_deep__';
+const withDeep = (conf: Record<string, unknown>, levels: number): string =>
+  JSON.stringify(conf).replace(JSON.stringify(DEEP), `${'['.repeat(levels)}${']'.repeat(levels)}`);
+// [where, levels of objects above the value, how to put it there]
+const PLACES: [string, number, (c: Record<string, unknown>, v: unknown) => Record<string, unknown>][] = [
+  ['an unknown key', 1, (c, v) => ({ ...c, deep: v })],
+  ['capabilities', 2, (c, v) => ({ ...c, capabilities: { x: v } })],
+  ['ipam', 2, (c, v) => ({ ...c, ipam: { ...(c['ipam'] as object), deep: v } })],
+  ['runtimeConfig', 2, (c, v) => ({ ...c, runtimeConfig: { deep: v } })],
+  ['args', 3, (c, v) => ({ ...c, args: { cni: { deep: v } } })],
+  ['prevResult', 2, (c, v) => ({ ...c, prevResult: { cniVersion: '1.0.0', deep: v } })],
+  ['prevResult.interfaces', 2, (c, v) => ({ ...c, prevResult: { cniVersion: '1.0.0', interfaces: v } })],
+  ['dns.nameservers', 2, (c, v) => ({ ...c, dns: { nameservers: v } })],
+];
+
+for (const plugin of ['loopback', 'bridge', 'host-local', 'static']) {
+  t.test(`${plugin}: nesting at Go's limit is read without overflowing, beyond it is code 6`, { skip: needsRoot }, async (t) => {
+    const [node, pod] = await Promise.all([makeNetns(t, 'node'), makeNetns(t, 'pod')]);
+    const dataDir = tempDir(t);
+    for (const [where, above, put] of PLACES) {
+      const levels = 10_000 - above;
+      for (const verb of ['CHECK', 'DEL']) {
+        const r = await timedExec(DIST_BIN, plugin, env(verb, pod.path), withDeep(put(validConf(plugin, dataDir), DEEP), levels), { nodeNetns: node.name });
+        t.notMatch(r.stdout + r.stderr, /Maximum call stack|RangeError|\n\s+at /, `${verb}, ${where} at 10,000 levels: no stack overflow`);
+        t.ok(r.code === 0 || (r.code === 1 && typeof r.json?.code === 'number'), `${verb}, ${where}: a CNI answer (${r.stdout.trim().slice(0, 120)})`);
+      }
+      const over = await timedExec(DIST_BIN, plugin, env('ADD', pod.path), withDeep(put(validConf(plugin, dataDir), DEEP), levels + 1), { nodeNetns: node.name });
+      t.match(over.json, { code: 6, msg: /exceeded max depth/ }, `${where} at 10,001 levels: code 6`);
+    }
+  });
+}
