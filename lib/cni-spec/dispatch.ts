@@ -111,7 +111,8 @@ async function dispatch(spec: PluginSpec, io: PluginIO): Promise<string> {
     ...(prevResult && { prevResult }),
   };
   // The reference checks this after ADD/DEL ran; refusing first leaves the host untouched.
-  if ((verb === 'ADD' || verb === 'DEL') && !netnsOverride(env['CNI_NETNS_OVERRIDE'])) await assertForeignNetns(req.netns);
+  // CHECK too (the reference does not): it would otherwise judge the host as the container.
+  if (verb !== 'GC' && verb !== 'STATUS' && !netnsOverride(env['CNI_NETNS_OVERRIDE'])) await assertForeignNetns(req.netns);
 
   if (verb !== 'ADD') {
     await handler(req);

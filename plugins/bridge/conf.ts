@@ -69,6 +69,11 @@ function buildSchema() {
 }
 
 let schema: ReturnType<typeof buildSchema> | undefined;
+
+/** The fields bridge reads, for loadConf and for tests that derive cases from them (e2e/bad-input). */
+export function bridgeConfSchema(): ReturnType<typeof buildSchema> {
+  return (schema ??= buildSchema());
+}
 type Raw = z.output<ReturnType<typeof buildSchema>>;
 
 
@@ -88,7 +93,7 @@ function deepFreeze<T>(o: T): T {
 
 /** Throws CniError code 7 naming each field; the message is the reference's for the first. */
 export function loadConf(req: CniRequest, o: LoadOptions = {}): BridgeConf {
-  const raw = parseWithSchema((schema ??= buildSchema()), req.config);
+  const raw = parseWithSchema(bridgeConfSchema(), req.config);
   const problems: Problem[] = [];
   const bridge = raw.bridge ?? DEFAULT_BRIDGE;
   // The kernel's dev_valid_name plus NUL: a bad name is a config error, not a half-done ADD.
