@@ -33,7 +33,9 @@ function readPayload(at) {
   }
 }
 
-const stateDir = process.env.CNI_TS_NATIVE_DIR || '/var/lib/cni/.native';
+// Where natives and the code cache live: /var/lib/cni/.native, else (a read-only /var/lib/cni
+// on an immutable node OS) a directory on the /run tmpfs. CNI_TS_NATIVE_DIR replaces the list.
+const stateDirs = process.env.CNI_TS_NATIVE_DIR ? [process.env.CNI_TS_NATIVE_DIR] : ['/var/lib/cni/.native', '/run/cni-ts/.native'];
 const uid = typeof process.geteuid === 'function' ? process.geteuid() : 0;
 
 class UnsafeDirError extends Error {}
@@ -53,17 +55,53 @@ function assertSafeDir(dir) {
   }
 }
 
-let dirChecked = false;
-function ensureStateDir() {
-  if (dirChecked) return;
-  fs.mkdirSync(path.dirname(stateDir), { recursive: true, mode: 0o755 });
-  try { fs.mkdirSync(stateDir, { mode: 0o700 }); } catch (e) { if (e.code !== 'EEXIST') throw e; }
-  try {
-    assertSafeDir(stateDir);
-  } catch (e) {
-    throw new UnsafeDirError(`refusing to load native code from ${stateDir}: ${e.message}`);
+// One mkdir per missing component (Node's recursive mkdir spins on ENOENT under /proc).
+function mkdirAll(dir, mode) {
+  const missing = [];
+  for (let d = dir; !fs.existsSync(d); d = path.dirname(d)) {
+    missing.push(d);
+    if (d === path.dirname(d)) break;
   }
-  dirChecked = true;
+  for (const d of missing.reverse()) {
+    try { fs.mkdirSync(d, { mode }); } catch (e) { if (e.code !== 'EEXIST') throw e; }
+  }
+}
+
+// Per directory: 'ok' (exists and safe), or the file-system error that kept us from making
+// it. An existing directory that is not safe throws: that is someone's doing, and we refuse
+// rather than look elsewhere.
+const dirState = new Map();
+function prepareDir(dir) {
+  let state = dirState.get(dir);
+  if (state !== undefined) return state;
+  try {
+    if (!fs.existsSync(dir)) {
+      mkdirAll(path.dirname(dir), 0o755);
+      try { fs.mkdirSync(dir, { mode: 0o700 }); } catch (e) { if (e.code !== 'EEXIST') throw e; }
+    }
+    state = 'ok';
+  } catch (e) {
+    state = e;
+  }
+  if (state === 'ok') {
+    try {
+      assertSafeDir(dir);
+    } catch (e) {
+      throw new UnsafeDirError(`refusing to load native code from ${dir}: ${e.message}`);
+    }
+  }
+  dirState.set(dir, state);
+  return state;
+}
+
+// An existing safe directory, for reading only; never creates or refuses.
+function readableDir(dir) {
+  try {
+    assertSafeDir(dir);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 // Exclusive create of a temp name, fsync, then atomic rename: a reader sees
@@ -101,34 +139,93 @@ function isReusable(file, size) {
   }
 }
 
+// With no directory we may write, a native still loads from an unnamed file (O_TMPFILE):
+// no other user can open, link or replace an inode that has no name and whose only handle is
+// our fd, and dlopen reads it through /proc/self/fd. A noexec mount refuses the mapping, so
+// each candidate filesystem is tried in turn.
+const O_TMPFILE = 0o20000000 | fs.constants.O_DIRECTORY;
+function dlopenAnonymous(mod, bytes, reasons) {
+  for (const dir of ['/run', '/dev/shm', '/tmp']) {
+    let fd;
+    try {
+      fd = fs.openSync(dir, O_TMPFILE | fs.constants.O_RDWR, 0o700);
+      fs.writeSync(fd, bytes);
+      process.dlopen(mod, `/proc/self/fd/${fd}`);
+      return true;
+    } catch (e) {
+      reasons.push(`unnamed file in ${dir}: ${e.message.split('\n')[0]}`);
+    } finally {
+      if (fd !== undefined) fs.closeSync(fd);
+    }
+  }
+  return false;
+}
+
 const loaded = new Map();
 function loadNative(name) {
   const hit = loaded.get(name);
   if (hit) return hit;
   const n = NATIVES[name];
   if (!n) throw new Error(`native module ${name} is not embedded in this executable`);
-  ensureStateDir();
-  const file = path.join(stateDir, `${name}-${n.sha}.node`);
-  // No unlink first: rename replaces a damaged file atomically, while an unlink could remove
-  // the good file a plugin starting in parallel has just written and is about to load.
-  if (!isReusable(file, n.size)) writeAtomic(file, readPayload(n));
   const mod = { exports: {} };
-  process.dlopen(mod, file);
+  const reasons = [];
+  let done = false;
+  for (const dir of stateDirs) {
+    const state = prepareDir(dir);
+    if (state !== 'ok') {
+      reasons.push(`${dir}: ${state.message}`);
+      continue;
+    }
+    const file = path.join(dir, `${name}-${n.sha}.node`);
+    try {
+      // No unlink first: rename replaces a damaged file atomically, while an unlink could remove
+      // the good file a plugin starting in parallel has just written and is about to load.
+      if (!isReusable(file, n.size)) writeAtomic(file, readPayload(n));
+    } catch (e) {
+      reasons.push(`${dir}: ${e.message}`);
+      continue;
+    }
+    process.dlopen(mod, file);
+    done = true;
+    break;
+  }
+  if (!done && !dlopenAnonymous(mod, readPayload(n), reasons)) {
+    throw new Error(
+      `cannot load native module ${name}: no safe writable place for it (${reasons.join('; ')}); ` +
+        'provide a directory owned by root and writable only by it: make /var/lib/cni or /run writable, or set CNI_TS_NATIVE_DIR',
+    );
+  }
   loaded.set(name, mod.exports);
   return mod.exports;
 }
 
-function readCache(file) {
-  try {
-    ensureStateDir();
-    return isReusable(file, fs.lstatSync(file).size) ? fs.readFileSync(file) : undefined;
-  } catch {
-    return undefined;
+function readCache(name) {
+  for (const dir of stateDirs) {
+    const file = path.join(dir, name);
+    try {
+      if (readableDir(dir) && isReusable(file, fs.lstatSync(file).size)) return fs.readFileSync(file);
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+// The cache only ever goes to a safe directory; without one, every start compiles afresh.
+function writeCache(name, bytes) {
+  for (const dir of stateDirs) {
+    try {
+      if (prepareDir(dir) !== 'ok') continue;
+      writeAtomic(path.join(dir, name), bytes);
+      return;
+    } catch {
+      // try the next one
+    }
   }
 }
 
-const cacheFile = path.join(stateDir, `${PLUGIN}-${BUNDLE_HASH}-${process.version}.jscache`);
-const cached = readCache(cacheFile);
+const cacheName = `${PLUGIN}-${BUNDLE_HASH}-${process.version}.jscache`;
+const cached = readCache(cacheName);
 const script = new vm.Script(
   // The bundle is ASCII (esbuild escapes the rest), so latin1 is exact and cheapest.
   `(function (exports, require, module, __filename, __dirname, __cniLoadNative) {${readPayload(BUNDLE_AT).toString('latin1')}\n})`,
@@ -139,12 +236,10 @@ const script = new vm.Script(
 // that were compiled lazily on the way: that is where the start-up time goes.
 if (cached === undefined || script.cachedDataRejected) {
   process.once('exit', () => {
+    // A missing cache only costs time; never fail a CNI verb over it.
     try {
-      ensureStateDir();
-      writeAtomic(cacheFile, script.createCachedData());
-    } catch {
-      // A missing cache only costs time; never fail a CNI verb over it.
-    }
+      writeCache(cacheName, script.createCachedData());
+    } catch {}
   });
 }
 

@@ -1,13 +1,17 @@
 // Reading the network configuration from stdin, and validating a plugin's view of it.
 import type * as z from 'zod/mini';
 import { CniError, ErrorCode } from './errors.ts';
+import { excessNesting } from './json-depth.ts';
 import { validate } from './schema.ts';
 
 /** JSON.parse with skel's error for bad JSON (code 6). Anything but an object is refused too. */
 export function decodeConfig(stdin: Buffer | string): Record<string, unknown> {
+  const text = typeof stdin === 'string' ? stdin : stdin.toString('utf8');
+  const tooDeep = excessNesting(text);
+  if (tooDeep !== undefined) throw new CniError(ErrorCode.DecodingFailure, `error unmarshall network config: ${tooDeep}`);
   let raw: unknown;
   try {
-    raw = JSON.parse(typeof stdin === 'string' ? stdin : stdin.toString('utf8'));
+    raw = JSON.parse(text);
   } catch (err) {
     throw new CniError(ErrorCode.DecodingFailure, `error unmarshall network config: ${(err as Error).message}`, undefined, { cause: err });
   }

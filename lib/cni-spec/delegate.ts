@@ -5,6 +5,7 @@
 import { CniError, ErrorCode } from './errors.ts';
 import { execPlugin, type DelegateOptions } from './exec-plugin.ts';
 import { goQuote } from './go-json.ts';
+import { excessNesting } from './json-depth.ts';
 import { parseResult } from './result-parse.ts';
 import { findFileIn } from './run-program.ts';
 import type { CniRequest, Verb } from './request.ts';
@@ -42,9 +43,12 @@ function execDelegate(verb: Verb, { type, stdin, req }: DelegateCall, opts: Dele
 /** ADD on the delegate; its output is read in the config's version and upgraded. */
 export async function delegateAdd(type: string, stdin: Buffer, req: CniRequest, opts: DelegateOptions = {}): Promise<Result> {
   const out = await execDelegate('ADD', { type, stdin, req }, opts);
+  const text = out.toString();
+  const tooDeep = excessNesting(text);
+  if (tooDeep !== undefined) throw new CniError(ErrorCode.DecodingFailure, `failed to unmarshal result of plugin ${goQuote(type)}`, tooDeep);
   let raw: unknown;
   try {
-    raw = JSON.parse(out.toString());
+    raw = JSON.parse(text);
   } catch (err) {
     throw new CniError(ErrorCode.DecodingFailure, `failed to unmarshal result of plugin ${goQuote(type)}`, (err as Error).message, { cause: err });
   }

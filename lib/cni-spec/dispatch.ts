@@ -2,7 +2,8 @@
 // It mirrors the reference skel (https://github.com/containernetworking/cni/blob/v1.3.0/pkg/skel/skel.go;
 // https://github.com/containernetworking/cni/blob/spec-v1.1.0/SPEC.md#section-2-execution-protocol): same checks, same order, same messages and codes.
 import { readSync, writeSync } from 'node:fs';
-import { decodeConfig } from './config.ts';
+import { commonConfSchema } from './common-conf.ts';
+import { decodeConfig, parseWithSchema } from './config.ts';
 import { asCniError, CniError, ErrorCode } from './errors.ts';
 import { foldKeys } from './fold.ts';
 import { goJSON } from './go-json.ts';
@@ -88,6 +89,8 @@ async function dispatch(spec: PluginSpec, io: PluginIO): Promise<string> {
   }
   const version = readVersion(fields.cniVersion);
   checkVersion(verb, version, spec);
+  // After skel's own checks (their codes and messages come first), before any handler.
+  parseWithSchema(commonConfSchema(), config);
   const handler = handlerFor(spec, verb);
   // No handler for CHECK/GC/STATUS: the version gates passed, so it is a successful no-op.
   if (handler === undefined) return '';
@@ -108,7 +111,8 @@ async function dispatch(spec: PluginSpec, io: PluginIO): Promise<string> {
     ...(prevResult && { prevResult }),
   };
   // The reference checks this after ADD/DEL ran; refusing first leaves the host untouched.
-  if ((verb === 'ADD' || verb === 'DEL') && !netnsOverride(env['CNI_NETNS_OVERRIDE'])) await assertForeignNetns(req.netns);
+  // CHECK too (the reference does not): it would otherwise judge the host as the container.
+  if (verb !== 'GC' && verb !== 'STATUS' && !netnsOverride(env['CNI_NETNS_OVERRIDE'])) await assertForeignNetns(req.netns);
 
   if (verb !== 'ADD') {
     await handler(req);

@@ -23,8 +23,25 @@ const NAME_RE = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
 /** The spec's rule for network names and container ids: alphanumerics, then also "_", "." and "-". */
 export const isValidName = (s: string): boolean => NAME_RE.test(s);
 const MAX_IFNAME_BYTES = 15; // IFNAMSIZ - 1
-// Go's unicode.IsSpace, which is not JS's \s (U+0085 in, U+FEFF out).
-const BAD_IFNAME_CHAR = /[/:\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/;
+// Go's unicode.IsSpace, which is not JS's \s (U+0085 in, U+FEFF out), and NUL, which C code
+// would take as the end of the name (a bridge "a\u0000b" was created as "a").
+const BAD_IFNAME_CHAR = /[\0/:\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/;
+// The kernel's dev_valid_name tests isspace() on each byte: its ctype table also counts 0xA0,
+// which is a byte of many UTF-8 characters ("à" is C3 A0).
+const KERNEL_SPACE_BYTE = 0xa0;
+
+/** Why `name` cannot be a Linux interface name (the kernel's and skel's rules), or undefined. */
+export function ifNameProblem(name: string): string | undefined {
+  if (name === '') return 'interface name is empty';
+  const bytes = Buffer.from(name, 'utf8');
+  if (bytes.length > MAX_IFNAME_BYTES) return 'interface name is too long';
+  if (name === '.' || name === '..') return 'interface name is . or ..';
+  if (BAD_IFNAME_CHAR.test(name) || bytes.includes(KERNEL_SPACE_BYTE)) return 'interface name contains / or : or whitespace characters';
+  return undefined;
+}
+
+/** Whether `name` can name a Linux network interface. */
+export const isValidIfName = (name: string): boolean => ifNameProblem(name) === undefined;
 
 export function validateContainerId(id: string): void {
   if (id === '') throw new CniError(ErrorCode.UnknownContainer, 'missing containerID');
@@ -37,13 +54,10 @@ export function validateNetworkName(name: string): void {
 }
 
 export function validateIfName(name: string): void {
-  const bad = (msg: string, details?: string) => new CniError(ErrorCode.InvalidEnvironmentVariables, msg, details);
-  if (name === '') throw bad('interface name is empty');
-  if (Buffer.byteLength(name) > MAX_IFNAME_BYTES) {
-    throw bad('interface name is too long', `interface name should be less than ${MAX_IFNAME_BYTES + 1} characters`);
-  }
-  if (name === '.' || name === '..') throw bad('interface name is . or ..');
-  if (BAD_IFNAME_CHAR.test(name)) throw bad('interface name contains / or : or whitespace characters');
+  const problem = ifNameProblem(name);
+  if (problem === undefined) return;
+  const details = problem === 'interface name is too long' ? `interface name should be less than ${MAX_IFNAME_BYTES + 1} characters` : undefined;
+  throw new CniError(ErrorCode.InvalidEnvironmentVariables, problem, details);
 }
 
 /** CNI_PATH as a list. Empty entries are dropped: Go would search the current directory. */

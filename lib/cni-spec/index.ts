@@ -16,7 +16,7 @@ export { foldKeys, foldName } from './fold.ts';
 export { foldBySchema } from './fold-schema.ts';
 export { parseCniArgs } from './args.ts';
 export { validAttachments, type Attachment } from './attachments.ts';
-export { validateContainerId, validateIfName, validateNetworkName, splitCniPath } from './env.ts';
+export { validateContainerId, validateIfName, validateNetworkName, splitCniPath, isValidIfName, ifNameProblem } from './env.ts';
 export { runPlugin, cniMain, type CniRequest, type PluginSpec, type PluginIO, type Verb } from './dispatch.ts';
 export { findInPath, delegateAdd, delegateDel, delegateCheck, delegateStatus, delegateGc, type DelegateOptions } from './delegate.ts';
 export { canonicalIP, canonicalCIDR } from './ip.ts';

@@ -44,7 +44,7 @@ export function allocateInSet(store: Store, who: Claimant, { set, setIndex, requ
     const range = rangeFor(set, requested);
     if (range === undefined) throw new Error(`${formatAddr(requested)} not in range set ${formatRangeSet(set)}`);
     if (sameAddr(requested, range.gateway)) throw new Error(`requested ip ${formatAddr(requested)} is subnet's gateway`);
-    if (!store.reserve(containerId, ifname, requested, setIndex)) {
+    if (!store.reserve(containerId, ifname, requested)) {
       throw new Error(`requested IP address ${formatAddr(requested)} is not available in range set ${formatRangeSet(set)}`);
     }
     return { ip: requested, range };
@@ -52,7 +52,7 @@ export function allocateInSet(store: Store, who: Claimant, { set, setIndex, requ
   const dup = owned.find((a) => setContains(set, a.ip));
   if (dup !== undefined) throw new Error(`${formatAddr(dup.ip)} has been allocated to ${containerId}, duplicate allocation is not allowed`);
   for (const c of candidates(set, store.lastReserved(setIndex))) {
-    if (store.reserve(containerId, ifname, c.ip, setIndex)) return c;
+    if (store.reserve(containerId, ifname, c.ip)) return c;
   }
   throw new Error(`no IP addresses available in range set: ${formatRangeSet(set)}`);
 }

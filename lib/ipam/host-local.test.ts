@@ -84,6 +84,20 @@ t.test('a failure in a later range set releases what earlier sets gave', async (
   t.same(n.files(), ['10.1.0.2', 'fd00:1::2']);
 });
 
+t.test('a failed ADD leaves every file as it was, the round-robin markers included', async (t) => {
+  const n = network(t, { ranges: dual });
+  await n.add({ containerId: 'a' });
+  const state = () => Object.fromEntries(readdirSync(n.dir).sort().map((f) => [f, n.read(f)]));
+  const before = state();
+  t.same(before['last_reserved_ip.0'], '10.1.0.2');
+  // Set 0 and set 1 both hand out an address before the outside one is found unplaced.
+  await t.rejects(n.add({ containerId: 'b' }, { args: { cni: { ips: ['192.0.2.9'] } } }), { message: 'failed to allocate all requested IPs: 192.0.2.9' });
+  t.same(state(), before, 'requested IP outside every range: no marker moved');
+  await t.rejects(n.add({ containerId: 'b', args: 'IP=fd00:1::1' }), { message: "failed to allocate for range 1: requested ip fd00:1::1 is subnet's gateway" });
+  t.same(state(), before, 'a failure in set 1: set 0 marker not moved');
+  t.same((await n.add({ containerId: 'b' })).ips?.map((i) => i.address), ['10.1.0.3/29', 'fd00:1::3/125'], 'the next ADD continues from the markers');
+});
+
 t.test('DEL releases the attachment, again and again; CHECK finds it until then', async (t) => {
   const n = network(t, { ranges: dual });
   await n.add({ containerId: 'a' });

@@ -37,6 +37,13 @@ function allocateAll(store: Store, conf: HostLocalConf, containerId: string, ifn
     rollback(store, containerId, ifname, done.length);
     throw new Error(`failed to allocate all requested IPs: ${pending.map(formatAddr).join(' ')}`);
   }
+  // Only now: a failed ADD leaves the round-robin markers as they were (the reference's stay moved).
+  try {
+    done.forEach((a, i) => store.recordLastReserved(i, a.ip));
+  } catch (err) {
+    rollback(store, containerId, ifname, done.length);
+    throw err;
+  }
   return done;
 }
 

@@ -27,6 +27,11 @@ function build() {
 
 let schema: ReturnType<typeof build> | undefined;
 
+/** The fields static reads (also used by e2e/bad-input to derive its cases). */
+export function staticConfSchema(): ReturnType<typeof build> {
+  return (schema ??= build());
+}
+
 export interface StaticAddress {
   /** as the result prints it: the address with its prefix length, host bits kept */
   readonly address: string;
@@ -73,7 +78,7 @@ function fromCniArgs(cniArgs: string): Entry[] {
 }
 
 export function loadStaticConf(req: CniRequest): StaticConf {
-  const raw = parseWithSchema((schema ??= build()), req.config);
+  const raw = parseWithSchema(staticConfSchema(), req.config);
   const ipam = raw.ipam;
   if (ipam === undefined) throw configError("IPAM config missing 'ipam' key", 'ipam');
   const notCidr = (s: string) => `an entry in the 'ips' field is NOT in CIDR notation, got: '${s}'`;

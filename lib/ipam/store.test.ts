@@ -11,9 +11,12 @@ const ip = (s: string): Addr => parseAddr(s) as Addr;
 t.test('the reference format: one 0600 file per address, "<id>\\r\\n<ifname>", last_reserved_ip.<set>', async (t) => {
   const dir = join(tempDir(t), 'net1');
   withStore(dir, (s) => {
-    t.equal(s.reserve('  ctr1 ', 'eth0', ip('10.1.0.2'), 0), true);
-    t.equal(s.reserve('ctr1', 'eth1', ip('fd00::2'), 1), true);
-    t.equal(s.reserve('ctr2', 'eth0', ip('10.1.0.2'), 0), false, 'O_EXCL: an address already held is not taken over');
+    t.equal(s.reserve('  ctr1 ', 'eth0', ip('10.1.0.2')), true);
+    t.equal(s.reserve('ctr1', 'eth1', ip('fd00::2')), true);
+    t.equal(s.reserve('ctr2', 'eth0', ip('10.1.0.2')), false, 'O_EXCL: an address already held is not taken over');
+    t.equal(s.lastReserved(0), undefined, 'the round-robin marker waits for the whole ADD');
+    s.recordLastReserved(0, ip('10.1.0.2'));
+    s.recordLastReserved(1, ip('fd00::2'));
   });
   t.same(readdirSync(dir).sort(), ['10.1.0.2', 'fd00::2', 'last_reserved_ip.0', 'last_reserved_ip.1', 'lock']);
   t.equal(readFileSync(join(dir, '10.1.0.2'), 'latin1'), 'ctr1\r\neth0', 'the container id is trimmed');

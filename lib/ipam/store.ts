@@ -8,10 +8,11 @@
 // Every method is synchronous, and callers hold the lock only across synchronous code: a
 // flock is per open file, so a second in-process lock attempt while an await is pending
 // would block the event loop forever.
-import { closeSync, constants, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, openSync, readdirSync, readFileSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { flock, LOCK_EX } from '../linux/addon.ts';
 import { goFsError, isErrno } from '../linux/go-errno.ts';
+import { mkdirAll } from '../linux/mkdir-all.ts';
 import { formatAddr, parseAddr, type Addr } from './addr.ts';
 
 const LAST_IP_PREFIX = 'last_reserved_ip.';
@@ -44,11 +45,7 @@ export class Store {
 
   /** Creates the network's directory (0755) if needed and holds its lock until close(). */
   static open(dir: string): Store {
-    try {
-      mkdirSync(dir, { recursive: true, mode: 0o755 });
-    } catch (err) {
-      throw goFsError(err, 'mkdir', dir);
-    }
+    mkdirAll(dir, 0o755);
     return Store.lockDir(dir);
   }
 
@@ -85,12 +82,12 @@ export class Store {
   }
 
   /**
-   * Claims `ip` for the attachment; false when another file already claims it. Records the
-   * address as the set's last reserved one, where the next round-robin search starts.
+   * Claims `ip` for the attachment; false when another file already claims it. The round-robin
+   * marker is written separately (recordLastReserved), once the whole ADD has succeeded: a
+   * failed ADD must leave every file as it found it.
    */
-  reserve(containerId: string, ifname: string, ip: Addr, setIndex: number): boolean {
-    const text = formatAddr(ip);
-    const path = join(this.dir, text);
+  reserve(containerId: string, ifname: string, ip: Addr): boolean {
+    const path = join(this.dir, formatAddr(ip));
     let fd: number;
     try {
       fd = openSync(path, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL, FILE_MODE);
@@ -106,13 +103,17 @@ export class Store {
       throw goFsError(err, 'write', path);
     }
     closeSync(fd);
+    return true;
+  }
+
+  /** Records `ip` as the set's last reserved address, where the next round-robin search starts. */
+  recordLastReserved(setIndex: number, ip: Addr): void {
     const last = join(this.dir, `${LAST_IP_PREFIX}${setIndex}`);
     try {
-      writeFileSync(last, text, { mode: FILE_MODE });
+      writeFileSync(last, formatAddr(ip), { mode: FILE_MODE });
     } catch (err) {
       throw goFsError(err, 'open', last);
     }
-    return true;
   }
 
   /** The set's last reserved address; undefined if none or unreadable (round-robin just restarts). */

@@ -151,6 +151,11 @@ t.test('what the kernel would refuse is refused before anything is touched', asy
   refuses(t, { bridge: '' }, 'bridge', 'invalid bridge name ""');
   refuses(t, { bridge: 'a-very-long-bridge' }, 'bridge', /invalid bridge name/);
   refuses(t, { bridge: 'br/0' }, 'bridge', /invalid bridge name/);
+  // Bytes a Linux interface name cannot hold; a NUL used to be cut off and "cni" created.
+  for (const bad of ['cni\u0000x', 'br:0', 'br 0', 'br\t0', 'br\u00a00', 'br\u2003', 'br\u00e0', '.', '..', 'abcdefghijklmnop', 'ééééééééx']) {
+    refuses(t, { bridge: bad }, 'bridge', /invalid bridge name/);
+  }
+  refuses(t, { bridge: 'abcdefghijkl', vlan: 100, isGateway: true, ipam: { type: 'host-local' } }, 'bridge', /VLAN gateway interface name/);
   refuses(t, { bridge: 'br012345678', vlan: 1000, isGateway: true, ipam: { type: 'host-local' } }, 'bridge', 'VLAN gateway interface name "br012345678.1000" is too long');
   refuses(t, { mtu: -1 }, 'mtu', 'invalid MTU -1');
   refuses(t, { mtu: 70000 }, 'mtu', 'invalid MTU 70000');

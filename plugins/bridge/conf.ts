@@ -1,7 +1,7 @@
 // The bridge plugin's configuration (reference NetConf, https://github.com/containernetworking/plugins/blob/v1.9.0/plugins/main/bridge/bridge.go): validated and resolved in one go,
 // before anything touches the host, into a frozen BridgeConf (docs/architecture.md#conventions).
 import * as z from 'zod/mini';
-import { cleanDNS, CniError, ErrorCode, parseCniArgs, parseWithSchema, type CniRequest, type DNS } from '../../lib/cni-spec/index.ts';
+import { cleanDNS, CniError, ErrorCode, isValidIfName, parseCniArgs, parseWithSchema, type CniRequest, type DNS } from '../../lib/cni-spec/index.ts';
 import { pickMac } from './mac.ts';
 import { collectVlanTrunk, planPortVlans, type PortVlanPlan, type Problem } from './vlan-plan.ts';
 
@@ -38,7 +38,6 @@ export interface BridgeConf {
 }
 
 const DEFAULT_BRIDGE = 'cni0';
-const IFNAMSIZ = 16;
 const MTU_MAX = 65535;
 
 function buildSchema() {
@@ -71,10 +70,12 @@ function buildSchema() {
 
 let schema: ReturnType<typeof buildSchema> | undefined;
 
-/** The kernel's dev_valid_name, so a bad name is a config error rather than a half-done ADD. */
-export function isValidIfName(name: string): boolean {
-  return name !== '' && Buffer.byteLength(name) < IFNAMSIZ && name !== '.' && name !== '..' && !/[/:\s]/.test(name);
+/** The fields bridge reads, for loadConf and for tests that derive cases from them (e2e/bad-input). */
+export function bridgeConfSchema(): ReturnType<typeof buildSchema> {
+  return (schema ??= buildSchema());
 }
+type Raw = z.output<ReturnType<typeof buildSchema>>;
+
 
 
 export interface LoadOptions {
@@ -92,9 +93,10 @@ function deepFreeze<T>(o: T): T {
 
 /** Throws CniError code 7 naming each field; the message is the reference's for the first. */
 export function loadConf(req: CniRequest, o: LoadOptions = {}): BridgeConf {
-  const raw = parseWithSchema((schema ??= buildSchema()), req.config);
+  const raw = parseWithSchema(bridgeConfSchema(), req.config);
   const problems: Problem[] = [];
   const bridge = raw.bridge ?? DEFAULT_BRIDGE;
+  // The kernel's dev_valid_name plus NUL: a bad name is a config error, not a half-done ADD.
   if (!isValidIfName(bridge)) problems.push({ field: 'bridge', msg: `invalid bridge name ${JSON.stringify(bridge)}` });
   const vlan = raw.vlan ?? 0;
   if (vlan < 0 || vlan > 4094) problems.push({ field: 'vlan', msg: `invalid VLAN ID ${vlan} (must be between 0 and 4094)` });

@@ -2,8 +2,9 @@
 // (a runtime starts many pods at once); without it two ADDs could read the same nft chain and
 // each delete a rule handle the other already deleted, or iptables-restore could be fed a
 // plan made from a stale iptables-save.
-import { closeSync, constants as fsc, fstatSync, lstatSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, constants as fsc, fstatSync, lstatSync, openSync } from 'node:fs';
 import { flock, LOCK_EX, LOCK_UN } from '../addon.ts';
+import { mkdirAll } from '../mkdir-all.ts';
 
 export const LOCK_DIR = '/run/cni-ts';
 export const LOCK_FILE = `${LOCK_DIR}/netfilter.lock`;
@@ -15,7 +16,7 @@ export const LOCK_FILE = `${LOCK_DIR}/netfilter.lock`;
 let queue: Promise<unknown> = Promise.resolve();
 
 function openLockFile(): number {
-  mkdirSync(LOCK_DIR, { recursive: true, mode: 0o700 });
+  mkdirAll(LOCK_DIR, 0o700);
   // Root takes this lock: the directory must not be one another user could swap or fill.
   const st = lstatSync(LOCK_DIR);
   const uid = process.getuid?.() ?? 0;

@@ -1,0 +1,22 @@
+// The generated bad-input cases (e2e/bad-input/) against the built executables: a fixed-seed
+// subset that fits CI. The full set, any seed, any plugin directory:
+//   npm run badinput -- --seed N [--count N] [--plugin-dir DIR]
+// A failure names its seed and id; `npm run badinput -- --seed S --id ID` reruns it alone.
+import t from 'tap';
+import { runSuite } from './bad-input/suite.ts';
+import { DIST_BIN } from './helpers/plugins.ts';
+import { needsRoot } from './helpers/sh.ts';
+
+const SEED = 20261123;
+const COUNT = 240;
+
+t.test(`bad input: ${COUNT} generated cases, seed ${SEED}`, { skip: needsRoot, timeout: 240_000 }, async (t) => {
+  const outcomes = await runSuite({ seed: SEED, count: COUNT, pluginDir: DIST_BIN, jobs: 2 });
+  t.equal(outcomes.length, COUNT, 'every selected case ran');
+  for (const plugin of ['loopback', 'bridge', 'host-local', 'static']) {
+    t.ok(outcomes.some((o) => o.plugin === plugin), `${plugin} is covered`);
+  }
+  for (const o of outcomes) {
+    t.ok(o.ok, `seed=${SEED} id=${JSON.stringify(o.id)}: ${o.ok ? o.answer : o.problems.join('; ')}`);
+  }
+});

@@ -1,0 +1,218 @@
+// The malformed invocations, derived from the targets' schemas. Every case is enumerated in a
+// fixed order; the seed shuffles them and chooses the random parts (truncation points, garbage
+// bytes), so `--seed S --id ID` rebuilds exactly one case.
+import { Rng } from './rng.ts';
+import { formatPath, schemaFields, setPath, wrongValues, type Path } from './schema-fields.ts';
+import { allSchemas, type Ctx, type Target } from './targets.ts';
+
+export type Verb = 'ADD' | 'DEL' | 'CHECK';
+export const VERBS: readonly Verb[] = ['ADD', 'DEL', 'CHECK'];
+
+/** What the runtime would see: success, or an error object with one of these codes. */
+export type Expect = { readonly success: true } | { readonly codes: readonly number[] };
+
+export interface RunCtx extends Ctx {
+  /** the pod netns path */
+  readonly podPath: string;
+  /** the baseline ADD's result, for CHECK */
+  readonly prevResult: unknown;
+  readonly pluginDir: string;
+}
+
+export interface Case {
+  readonly id: string;
+  readonly class: string;
+  readonly plugin: string;
+  readonly verb: Verb;
+  readonly expect: Expect;
+  /** the CNI_* variables: a string sets one, null removes it */
+  env(c: RunCtx): Record<string, string | null>;
+  stdin(c: RunCtx): string;
+}
+
+const ok: Expect = { success: true };
+const code = (...codes: number[]): Expect => ({ codes });
+
+/** The batch's valid config for a verb: CHECK carries the baseline's result. */
+export function validConfig(t: Target, verb: Verb, c: RunCtx): Record<string, unknown> {
+  const base = t.base(c);
+  return verb === 'CHECK' ? { ...base, prevResult: c.prevResult } : base;
+}
+
+function baseEnv(verb: string, c: RunCtx): Record<string, string | null> {
+  return { CNI_COMMAND: verb, CNI_CONTAINERID: 'bi-ctr', CNI_NETNS: c.podPath, CNI_IFNAME: 'eth0', CNI_PATH: c.pluginDir };
+}
+
+function mk(t: Target, verb: Verb, cls: string, detail: string, expect: Expect, o: { env?: (c: RunCtx) => Record<string, string | null>; stdin?: (c: RunCtx) => string }): Case {
+  return {
+    id: `${t.plugin}:${verb}:${cls}:${detail}`,
+    class: cls,
+    plugin: t.plugin,
+    verb,
+    expect,
+    env: (c) => ({ ...baseEnv(verb, c), ...o.env?.(c) }),
+    stdin: o.stdin ?? ((c) => JSON.stringify(validConfig(t, verb, c))),
+  };
+}
+
+const withField = (t: Target, verb: Verb, path: Path, value: unknown) => (c: RunCtx) => JSON.stringify(setPath(validConfig(t, verb, c), path, value));
+
+function typeCases(t: Target): Case[] {
+  const out: Case[] = [];
+  const seen = new Set<string>();
+  allSchemas(t).forEach((schema, i) => {
+    for (const f of schemaFields(schema)) {
+      const at = formatPath(f.path);
+      if (seen.has(at)) continue;
+      seen.add(at);
+      const shared = i === 0;
+      for (const [kind, value] of wrongValues(f.kind)) {
+        for (const verb of VERBS) {
+          // skel reads cniVersion itself: a wrong type there is its decoding failure, code 6.
+          const expect = at === 'cniVersion' ? code(6) : shared || verb !== 'DEL' || t.delReadsConfig ? code(7) : ok;
+          out.push(mk(t, verb, 'wrong JSON type', `${at}=${kind}`, expect, { stdin: withField(t, verb, f.path, value) }));
+        }
+      }
+    }
+  });
+  return out;
+}
+
+function parsePath(s: string): Path {
+  return s.split(/\.|(?=\[)/).map((p) => (p === '[0]' ? 0 : p.replace(/^\["?|"?\]$/g, '')));
+}
+
+function valueCases(t: Target): Case[] {
+  const out: Case[] = [];
+  const label = (v: unknown) => (typeof v === 'string' && v.length > 64 ? `<${v.length} bytes>` : JSON.stringify(v));
+  for (const [at, values] of [...Object.entries(t.badStrings ?? {}), ...Object.entries(t.badNumbers ?? {})]) {
+    for (const v of values as readonly unknown[]) {
+      out.push(mk(t, 'ADD', 'invalid value', `${at}=${label(v)}`, code(7), { stdin: withField(t, 'ADD', parsePath(at), v) }));
+    }
+  }
+  return out;
+}
+
+function jsonCases(t: Target, rng: Rng): Case[] {
+  const out: Case[] = [];
+  for (const verb of VERBS) {
+    const raw = (text: string | ((c: RunCtx) => string)) => ({ stdin: typeof text === 'string' ? () => text : text });
+    for (let k = 0; k < 3; k++) {
+      const cut = rng.next();
+      out.push(mk(t, verb, 'broken JSON', `truncated@${cut.toFixed(3)}`, code(6), raw((c) => {
+        const s = JSON.stringify(validConfig(t, verb, c));
+        return s.slice(0, Math.max(1, Math.floor(cut * (s.length - 1))));
+      })));
+    }
+    const garbage = Array.from({ length: 64 }, () => String.fromCharCode(0x21 + rng.int(90))).join('');
+    out.push(mk(t, verb, 'broken JSON', 'garbage', code(6), raw(`x${garbage}`)));
+    out.push(mk(t, verb, 'broken JSON', 'empty stdin', code(6), raw('')));
+    out.push(mk(t, verb, 'broken JSON', 'trailing data', code(6), raw((c) => `${JSON.stringify(validConfig(t, verb, c))} {}`)));
+    for (const [name, text] of [['array', '[]'], ['string', '"x"'], ['number', '5'], ['true', 'true']] as const) {
+      out.push(mk(t, verb, 'not an object', name, code(6), raw(text)));
+    }
+    out.push(mk(t, verb, 'not an object', 'null', code(6, 7), raw('null')));
+    out.push(mk(t, verb, 'broken JSON', 'empty object', code(7), raw('{}')));
+    out.push(mk(t, verb, 'deep JSON', '10001 levels', code(6), raw((c) => {
+      const s = JSON.stringify({ ...validConfig(t, verb, c), deep: '@@' });
+      return s.replace('"@@"', `${'['.repeat(10_000)}${']'.repeat(10_000)}`);
+    })));
+    out.push(mk(t, verb, 'deep JSON', '1e6 levels', code(6), raw('['.repeat(1_000_000))));
+    out.push(mk(t, verb, 'huge JSON', '16 MiB truncated', code(6), raw((c) => `${JSON.stringify(validConfig(t, verb, c)).slice(0, -1)}${' '.repeat(16 << 20)}`)));
+  }
+  return out;
+}
+
+const IFNAME_ENV = ['a/b', 'a:b', 'a b', '.', '..', 'abcdefghijklmnop', 'eth\u00e0', 'x'.repeat(65536)];
+const CONTAINER_IDS = ['-x', 'a b', 'a/b', 'ä', '.x'];
+
+function envCases(t: Target): Case[] {
+  const out: Case[] = [];
+  for (const verb of VERBS) {
+    const env = (e: Record<string, string | null>) => ({ env: () => e });
+    for (const cmd of ['add', 'FROB', 'VERSIONX']) out.push(mk(t, verb, 'bad CNI_COMMAND', cmd, code(4), env({ CNI_COMMAND: cmd })));
+    const required: [string, readonly Verb[]][] = [
+      ['CNI_CONTAINERID', VERBS],
+      ['CNI_NETNS', ['ADD', 'CHECK']],
+      ['CNI_IFNAME', VERBS],
+      ['CNI_PATH', VERBS],
+    ];
+    for (const [name, verbs] of required) {
+      if (verbs.includes(verb)) out.push(mk(t, verb, 'missing CNI_*', name, code(4), env({ [name]: null })));
+    }
+    for (const id of CONTAINER_IDS) out.push(mk(t, verb, 'bad CNI_CONTAINERID', JSON.stringify(id), code(4), env({ CNI_CONTAINERID: id })));
+    for (const n of IFNAME_ENV) out.push(mk(t, verb, 'bad CNI_IFNAME', n.length > 64 ? `<${n.length} bytes>` : JSON.stringify(n), code(4), env({ CNI_IFNAME: n })));
+  }
+  // The spec: DEL must succeed when the container's netns is already gone.
+  out.push(mk(t, 'DEL', 'DEL of a gone netns', 'no such path', ok, { env: () => ({ CNI_NETNS: '/run/netns/cnits-bi-gone' }) }));
+  out.push(mk(t, 'DEL', 'DEL of a gone netns', 'CNI_NETNS unset', ok, { env: () => ({ CNI_NETNS: null }) }));
+  if (t.usesNetns) {
+    for (const verb of ['ADD', 'CHECK'] as const) {
+      const ns = (path: string, expect: Expect) => mk(t, verb, 'bad netns', path, expect, { env: () => ({ CNI_NETNS: path }) });
+      out.push(ns('/run/netns/cnits-bi-gone', code(3)));
+      out.push(ns('/etc/hostname', code(4)));
+      out.push(ns('/dev/null', code(4)));
+      out.push(ns('/var/tmp', code(4)));
+      out.push(ns('/proc/self/ns/net', code(8, 4)));
+    }
+  }
+  return out;
+}
+
+function prevResultCases(t: Target): Case[] {
+  const out: Case[] = [];
+  const bad: [string, unknown, Expect][] = [
+    ['ips not a list', { cniVersion: '1.0.0', ips: 'x' }, code(7)],
+    ['bad address', { cniVersion: '1.0.0', ips: [{ address: '10.0.0.300/24' }] }, code(7)],
+    ['address without prefix', { cniVersion: '1.0.0', ips: [{ address: '10.0.0.3' }] }, code(7)],
+    ['interface name a number', { cniVersion: '1.0.0', interfaces: [{ name: 5 }] }, code(7)],
+    ['interface index a string', { cniVersion: '1.0.0', ips: [{ address: '10.0.0.3/24', interface: '0' }] }, code(7)],
+    ['route dst garbage', { cniVersion: '1.0.0', routes: [{ dst: 'x' }] }, code(7)],
+    ['dns a string', { cniVersion: '1.0.0', dns: 'x' }, code(7)],
+    ['other version family', { cniVersion: '0.2.0', ip4: { ip: '10.0.0.3/24' } }, code(1)],
+    ['unknown version', { cniVersion: '7.0.0' }, code(1)],
+  ];
+  for (const verb of VERBS) {
+    for (const [name, prev, expect] of bad) {
+      out.push(mk(t, verb, 'malformed prevResult', name, expect, { stdin: (c) => JSON.stringify({ ...t.base(c), prevResult: prev }) }));
+    }
+  }
+  return out;
+}
+
+function cniArgsCases(t: Target): Case[] {
+  if (!t.readsCniArgs) return [];
+  const out: Case[] = [];
+  const verbs: Verb[] = t.delReadsConfig ? ['ADD', 'DEL'] : ['ADD'];
+  for (const verb of verbs) {
+    for (const args of ['garbage', 'A=B', 'IgnoreUnknown=maybe', '=;=', 'K8S_POD_NAME=a=b', ';;']) {
+      out.push(mk(t, verb, 'CNI_ARGS garbage', JSON.stringify(args), code(4, 7, 999), { env: () => ({ CNI_ARGS: args }) }));
+    }
+  }
+  return out;
+}
+
+/** Every case for the targets, in a fixed order; the seed fixes the random parts. */
+export function allCases(targets: readonly Target[], seed: number): Case[] {
+  const rng = new Rng(seed);
+  return targets.flatMap((t) => [...typeCases(t), ...valueCases(t), ...jsonCases(t, rng), ...envCases(t), ...prevResultCases(t), ...cniArgsCases(t)]);
+}
+
+/**
+ * `count` cases (all when undefined), chosen by the seed and spread over the targets evenly,
+ * or exactly the ones whose id is listed.
+ */
+export function selectCases(targets: readonly Target[], seed: number, o: { count?: number; ids?: readonly string[] } = {}): Case[] {
+  const all = allCases(targets, seed);
+  if (o.ids && o.ids.length > 0) return all.filter((c) => o.ids?.includes(c.id));
+  if (o.count === undefined || o.count >= all.length) return new Rng(seed ^ 0x5eed).shuffle(all);
+  const rng = new Rng(seed ^ 0x5eed);
+  const per = targets.map((t) => rng.shuffle(all.filter((c) => c.plugin === t.plugin)));
+  const out: Case[] = [];
+  for (let i = 0; out.length < o.count; i++) {
+    const c = per[i % per.length]?.[Math.floor(i / per.length)];
+    if (c) out.push(c);
+    if (i > all.length * 2) break;
+  }
+  return out;
+}

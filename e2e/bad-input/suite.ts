@@ -1,0 +1,46 @@
+// Selecting cases and running them in batches, `jobs` batches at a time.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { selectCases, type Case } from './cases.ts';
+import { runBatch, type Outcome } from './runner.ts';
+import { TARGETS } from './targets.ts';
+
+export interface SuiteOptions {
+  readonly seed: number;
+  readonly count?: number | undefined;
+  readonly pluginDir: string;
+  readonly plugins?: readonly string[] | undefined;
+  readonly ids?: readonly string[];
+  readonly jobs?: number;
+  readonly batchSize?: number;
+  readonly onFail?: (o: Outcome) => void;
+}
+
+export async function runSuite(o: SuiteOptions): Promise<Outcome[]> {
+  // A plugin the directory does not have is left out (portmap on an old reference install).
+  const targets = TARGETS.filter((t) => (o.plugins === undefined || o.plugins.includes(t.plugin)) && existsSync(join(o.pluginDir, t.plugin)));
+  const cases = selectCases(targets, o.seed, { ...(o.count !== undefined && { count: o.count }), ...(o.ids && { ids: o.ids }) });
+  const size = o.batchSize ?? 40;
+  const batches: { t: (typeof targets)[number]; cases: Case[] }[] = [];
+  for (const t of targets) {
+    const mine = cases.filter((c) => c.plugin === t.plugin);
+    for (let i = 0; i < mine.length; i += size) batches.push({ t, cases: mine.slice(i, i + size) });
+  }
+  const outcomes: Outcome[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < batches.length) {
+      const b = batches[next++] as (typeof batches)[number];
+      let res: Outcome[];
+      try {
+        res = await runBatch(b.t, b.cases, o.pluginDir);
+      } catch (err) {
+        res = b.cases.map((c) => ({ id: c.id, class: c.class, plugin: c.plugin, verb: c.verb, ok: false, problems: [(err as Error).message], answer: 'not run' }));
+      }
+      for (const r of res) if (!r.ok) o.onFail?.(r);
+      outcomes.push(...res);
+    }
+  };
+  await Promise.all(Array.from({ length: o.jobs ?? 2 }, worker));
+  return outcomes;
+}
