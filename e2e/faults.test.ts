@@ -6,7 +6,7 @@ import t from 'tap';
 import { makeNetns } from './helpers/netns.ts';
 import { nodeVeths, podLinks } from './helpers/node-state.ts';
 import { BASE_ENV, DIST_BIN, tempDir } from './helpers/plugins.ts';
-import { ipJson, needsRoot, run } from './helpers/sh.ts';
+import { ipJson, needsRoot } from './helpers/sh.ts';
 import { timedExec } from './helpers/timed-exec.ts';
 
 const env = (command: string, netns: string, o: { containerId?: string; ifname?: string; args?: string } = {}) => ({
@@ -24,7 +24,7 @@ const env = (command: string, netns: string, o: { containerId?: string; ifname?:
 t.test('uncreatable dataDir: host-local and bridge fail at once, nothing left', { skip: needsRoot }, async (t) => {
   const [node, pod] = await Promise.all([makeNetns(t, 'node'), makeNetns(t, 'pod')]);
   const ipam = { type: 'host-local', dataDir: '/proc/cnits-no-such-dir', ranges: [[{ subnet: '10.77.0.0/24' }]] };
-  const hl = await timedExec(DIST_BIN, 'host-local', env('ADD', pod.path), JSON.stringify({ cniVersion: '1.0.0', name: 'dd', type: 'host-local', ipam }), {
+  const hl = await timedExec([DIST_BIN, 'host-local'], env('ADD', pod.path), JSON.stringify({ cniVersion: '1.0.0', name: 'dd', type: 'host-local', ipam }), {
     nodeNetns: node.name,
     timeoutMs: 10_000,
   });
@@ -33,7 +33,7 @@ t.test('uncreatable dataDir: host-local and bridge fail at once, nothing left', 
   t.match(hl.json, { code: 999, msg: 'mkdir /proc/cnits-no-such-dir: no such file or directory' }, 'names the directory');
 
   const conf = { cniVersion: '1.0.0', name: 'dd', type: 'bridge', bridge: 'cnits-dd0', isGateway: true, ipam };
-  const br = await timedExec(DIST_BIN, 'bridge', env('ADD', pod.path), JSON.stringify(conf), { nodeNetns: node.name, timeoutMs: 10_000 });
+  const br = await timedExec([DIST_BIN, 'bridge'], env('ADD', pod.path), JSON.stringify(conf), { nodeNetns: node.name, timeoutMs: 10_000 });
   t.notOk(br.timedOut, `bridge returns (took ${br.ms.toFixed(0)} ms)`);
   t.equal(br.code, 1);
   t.match(br.json, { code: 999, msg: /mkdir \/proc\/cnits-no-such-dir: no such file or directory/ });
@@ -94,7 +94,7 @@ for (const plugin of ['loopback', 'bridge', 'host-local', 'static']) {
       const base = validConf(plugin, dataDir);
       // A wrong `ipam` replaces the IPAM section; keep the rest valid.
       const conf = { ...base, [field]: value };
-      const r = await timedExec(DIST_BIN, plugin, env('ADD', pod.path), JSON.stringify(conf), { nodeNetns: node.name });
+      const r = await timedExec([DIST_BIN, plugin], env('ADD', pod.path), JSON.stringify(conf), { nodeNetns: node.name });
       t.equal(r.code, 1, `${field}=${JSON.stringify(value)}: exit 1 (${r.stdout.trim()})`);
       const at = /^\w+$/.test(field) ? field : `["${field}"]`;
       t.match(r.json, { code: 7 }, `${field}: code 7`);
@@ -113,11 +113,11 @@ t.test('bridge: names a Linux interface cannot have are refused before anything 
   const before = await snapshot(node.name, pod.name, dataDir);
   for (const bad of ['cnits\u0000x', 'cnits/x', 'cnits:x', 'cnits x', 'cnits\u00e0', '.', '..', 'cnits-0123456789']) {
     const conf = { ...validConf('bridge', dataDir), bridge: bad };
-    const r = await timedExec(DIST_BIN, 'bridge', env('ADD', pod.path), JSON.stringify(conf), { nodeNetns: node.name });
+    const r = await timedExec([DIST_BIN, 'bridge'], env('ADD', pod.path), JSON.stringify(conf), { nodeNetns: node.name });
     t.match(r.json, { code: 7, msg: /^invalid bridge name/, details: /^bridge: / }, `bridge ${JSON.stringify(bad)}: code 7 (${r.stdout.trim()})`);
   }
   for (const bad of ['eth\u00e0', 'eth\u2003']) {
-    const r = await timedExec(DIST_BIN, 'bridge', env('ADD', pod.path, { ifname: bad }), JSON.stringify(validConf('bridge', dataDir)), { nodeNetns: node.name });
+    const r = await timedExec([DIST_BIN, 'bridge'], env('ADD', pod.path, { ifname: bad }), JSON.stringify(validConf('bridge', dataDir)), { nodeNetns: node.name });
     t.match(r.json, { code: 4, msg: /interface name contains/ }, `CNI_IFNAME ${JSON.stringify(bad)}: code 4`);
   }
   t.equal(await snapshot(node.name, pod.name, dataDir), before, 'node, pod and dataDir unchanged');
@@ -149,11 +149,11 @@ for (const plugin of ['loopback', 'bridge', 'host-local', 'static']) {
     for (const [where, above, put] of PLACES) {
       const levels = 10_000 - above;
       for (const verb of ['CHECK', 'DEL']) {
-        const r = await timedExec(DIST_BIN, plugin, env(verb, pod.path), withDeep(put(validConf(plugin, dataDir), DEEP), levels), { nodeNetns: node.name });
+        const r = await timedExec([DIST_BIN, plugin], env(verb, pod.path), withDeep(put(validConf(plugin, dataDir), DEEP), levels), { nodeNetns: node.name });
         t.notMatch(r.stdout + r.stderr, /Maximum call stack|RangeError|\n\s+at /, `${verb}, ${where} at 10,000 levels: no stack overflow`);
         t.ok(r.code === 0 || (r.code === 1 && typeof r.json?.code === 'number'), `${verb}, ${where}: a CNI answer (${r.stdout.trim().slice(0, 120)})`);
       }
-      const over = await timedExec(DIST_BIN, plugin, env('ADD', pod.path), withDeep(put(validConf(plugin, dataDir), DEEP), levels + 1), { nodeNetns: node.name });
+      const over = await timedExec([DIST_BIN, plugin], env('ADD', pod.path), withDeep(put(validConf(plugin, dataDir), DEEP), levels + 1), { nodeNetns: node.name });
       t.match(over.json, { code: 6, msg: /exceeded max depth/ }, `${where} at 10,001 levels: code 6`);
     }
   });

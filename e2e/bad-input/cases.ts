@@ -43,7 +43,15 @@ function baseEnv(verb: string, c: RunCtx): Record<string, string | null> {
   return { CNI_COMMAND: verb, CNI_CONTAINERID: 'bi-ctr', CNI_NETNS: c.podPath, CNI_IFNAME: 'eth0', CNI_PATH: c.pluginDir };
 }
 
-function mk(t: Target, verb: Verb, cls: string, detail: string, expect: Expect, o: { env?: (c: RunCtx) => Record<string, string | null>; stdin?: (c: RunCtx) => string }): Case {
+/** A case's identity: its plugin, verb, class and the detail that makes its id unique. */
+interface Which {
+  readonly t: Target;
+  readonly verb: Verb;
+  readonly cls: string;
+  readonly detail: string;
+}
+
+function mk({ t, verb, cls, detail }: Which, expect: Expect, o: { env?: (c: RunCtx) => Record<string, string | null>; stdin?: (c: RunCtx) => string }): Case {
   return {
     id: `${t.plugin}:${verb}:${cls}:${detail}`,
     class: cls,
@@ -70,7 +78,7 @@ function typeCases(t: Target): Case[] {
         for (const verb of VERBS) {
           // skel reads cniVersion itself: a wrong type there is its decoding failure, code 6.
           const expect = at === 'cniVersion' ? code(6) : shared || verb !== 'DEL' || t.delReadsConfig ? code(7) : ok;
-          out.push(mk(t, verb, 'wrong JSON type', `${at}=${kind}`, expect, { stdin: withField(t, verb, f.path, value) }));
+          out.push(mk({ t, verb, cls: 'wrong JSON type', detail: `${at}=${kind}` }, expect, { stdin: withField(t, verb, f.path, value) }));
         }
       }
     }
@@ -87,7 +95,7 @@ function valueCases(t: Target): Case[] {
   const label = (v: unknown) => (typeof v === 'string' && v.length > 64 ? `<${v.length} bytes>` : JSON.stringify(v));
   for (const [at, values] of [...Object.entries(t.badStrings ?? {}), ...Object.entries(t.badNumbers ?? {})]) {
     for (const v of values as readonly unknown[]) {
-      out.push(mk(t, 'ADD', 'invalid value', `${at}=${label(v)}`, code(7), { stdin: withField(t, 'ADD', parsePath(at), v) }));
+      out.push(mk({ t, verb: 'ADD', cls: 'invalid value', detail: `${at}=${label(v)}` }, code(7), { stdin: withField(t, 'ADD', parsePath(at), v) }));
     }
   }
   return out;
@@ -99,26 +107,26 @@ function jsonCases(t: Target, rng: Rng): Case[] {
     const raw = (text: string | ((c: RunCtx) => string)) => ({ stdin: typeof text === 'string' ? () => text : text });
     for (let k = 0; k < 3; k++) {
       const cut = rng.next();
-      out.push(mk(t, verb, 'broken JSON', `truncated@${cut.toFixed(3)}`, code(6), raw((c) => {
+      out.push(mk({ t, verb, cls: 'broken JSON', detail: `truncated@${cut.toFixed(3)}` }, code(6), raw((c) => {
         const s = JSON.stringify(validConfig(t, verb, c));
         return s.slice(0, Math.max(1, Math.floor(cut * (s.length - 1))));
       })));
     }
     const garbage = Array.from({ length: 64 }, () => String.fromCharCode(0x21 + rng.int(90))).join('');
-    out.push(mk(t, verb, 'broken JSON', 'garbage', code(6), raw(`x${garbage}`)));
-    out.push(mk(t, verb, 'broken JSON', 'empty stdin', code(6), raw('')));
-    out.push(mk(t, verb, 'broken JSON', 'trailing data', code(6), raw((c) => `${JSON.stringify(validConfig(t, verb, c))} {}`)));
+    out.push(mk({ t, verb, cls: 'broken JSON', detail: 'garbage' }, code(6), raw(`x${garbage}`)));
+    out.push(mk({ t, verb, cls: 'broken JSON', detail: 'empty stdin' }, code(6), raw('')));
+    out.push(mk({ t, verb, cls: 'broken JSON', detail: 'trailing data' }, code(6), raw((c) => `${JSON.stringify(validConfig(t, verb, c))} {}`)));
     for (const [name, text] of [['array', '[]'], ['string', '"x"'], ['number', '5'], ['true', 'true']] as const) {
-      out.push(mk(t, verb, 'not an object', name, code(6), raw(text)));
+      out.push(mk({ t, verb, cls: 'not an object', detail: name }, code(6), raw(text)));
     }
-    out.push(mk(t, verb, 'not an object', 'null', code(6, 7), raw('null')));
-    out.push(mk(t, verb, 'broken JSON', 'empty object', code(7), raw('{}')));
-    out.push(mk(t, verb, 'deep JSON', '10001 levels', code(6), raw((c) => {
+    out.push(mk({ t, verb, cls: 'not an object', detail: 'null' }, code(6, 7), raw('null')));
+    out.push(mk({ t, verb, cls: 'broken JSON', detail: 'empty object' }, code(7), raw('{}')));
+    out.push(mk({ t, verb, cls: 'deep JSON', detail: '10001 levels' }, code(6), raw((c) => {
       const s = JSON.stringify({ ...validConfig(t, verb, c), deep: '@@' });
       return s.replace('"@@"', `${'['.repeat(10_000)}${']'.repeat(10_000)}`);
     })));
-    out.push(mk(t, verb, 'deep JSON', '1e6 levels', code(6), raw('['.repeat(1_000_000))));
-    out.push(mk(t, verb, 'huge JSON', '16 MiB truncated', code(6), raw((c) => `${JSON.stringify(validConfig(t, verb, c)).slice(0, -1)}${' '.repeat(16 << 20)}`)));
+    out.push(mk({ t, verb, cls: 'deep JSON', detail: '1e6 levels' }, code(6), raw('['.repeat(1_000_000))));
+    out.push(mk({ t, verb, cls: 'huge JSON', detail: '16 MiB truncated' }, code(6), raw((c) => `${JSON.stringify(validConfig(t, verb, c)).slice(0, -1)}${' '.repeat(16 << 20)}`)));
   }
   return out;
 }
@@ -130,7 +138,7 @@ function envCases(t: Target): Case[] {
   const out: Case[] = [];
   for (const verb of VERBS) {
     const env = (e: Record<string, string | null>) => ({ env: () => e });
-    for (const cmd of ['add', 'FROB', 'VERSIONX']) out.push(mk(t, verb, 'bad CNI_COMMAND', cmd, code(4), env({ CNI_COMMAND: cmd })));
+    for (const cmd of ['add', 'FROB', 'VERSIONX']) out.push(mk({ t, verb, cls: 'bad CNI_COMMAND', detail: cmd }, code(4), env({ CNI_COMMAND: cmd })));
     const required: [string, readonly Verb[]][] = [
       ['CNI_CONTAINERID', VERBS],
       ['CNI_NETNS', ['ADD', 'CHECK']],
@@ -138,17 +146,17 @@ function envCases(t: Target): Case[] {
       ['CNI_PATH', VERBS],
     ];
     for (const [name, verbs] of required) {
-      if (verbs.includes(verb)) out.push(mk(t, verb, 'missing CNI_*', name, code(4), env({ [name]: null })));
+      if (verbs.includes(verb)) out.push(mk({ t, verb, cls: 'missing CNI_*', detail: name }, code(4), env({ [name]: null })));
     }
-    for (const id of CONTAINER_IDS) out.push(mk(t, verb, 'bad CNI_CONTAINERID', JSON.stringify(id), code(4), env({ CNI_CONTAINERID: id })));
-    for (const n of IFNAME_ENV) out.push(mk(t, verb, 'bad CNI_IFNAME', n.length > 64 ? `<${n.length} bytes>` : JSON.stringify(n), code(4), env({ CNI_IFNAME: n })));
+    for (const id of CONTAINER_IDS) out.push(mk({ t, verb, cls: 'bad CNI_CONTAINERID', detail: JSON.stringify(id) }, code(4), env({ CNI_CONTAINERID: id })));
+    for (const n of IFNAME_ENV) out.push(mk({ t, verb, cls: 'bad CNI_IFNAME', detail: n.length > 64 ? `<${n.length} bytes>` : JSON.stringify(n) }, code(4), env({ CNI_IFNAME: n })));
   }
   // The spec: DEL must succeed when the container's netns is already gone.
-  out.push(mk(t, 'DEL', 'DEL of a gone netns', 'no such path', ok, { env: () => ({ CNI_NETNS: '/run/netns/cnits-bi-gone' }) }));
-  out.push(mk(t, 'DEL', 'DEL of a gone netns', 'CNI_NETNS unset', ok, { env: () => ({ CNI_NETNS: null }) }));
+  out.push(mk({ t, verb: 'DEL', cls: 'DEL of a gone netns', detail: 'no such path' }, ok, { env: () => ({ CNI_NETNS: '/run/netns/cnits-bi-gone' }) }));
+  out.push(mk({ t, verb: 'DEL', cls: 'DEL of a gone netns', detail: 'CNI_NETNS unset' }, ok, { env: () => ({ CNI_NETNS: null }) }));
   if (t.usesNetns) {
     for (const verb of ['ADD', 'CHECK'] as const) {
-      const ns = (path: string, expect: Expect) => mk(t, verb, 'bad netns', path, expect, { env: () => ({ CNI_NETNS: path }) });
+      const ns = (path: string, expect: Expect) => mk({ t, verb, cls: 'bad netns', detail: path }, expect, { env: () => ({ CNI_NETNS: path }) });
       out.push(ns('/run/netns/cnits-bi-gone', code(3)));
       out.push(ns('/etc/hostname', code(4)));
       out.push(ns('/dev/null', code(4)));
@@ -174,7 +182,7 @@ function prevResultCases(t: Target): Case[] {
   ];
   for (const verb of VERBS) {
     for (const [name, prev, expect] of bad) {
-      out.push(mk(t, verb, 'malformed prevResult', name, expect, { stdin: (c) => JSON.stringify({ ...t.base(c), prevResult: prev }) }));
+      out.push(mk({ t, verb, cls: 'malformed prevResult', detail: name }, expect, { stdin: (c) => JSON.stringify({ ...t.base(c), prevResult: prev }) }));
     }
   }
   return out;
@@ -186,7 +194,7 @@ function cniArgsCases(t: Target): Case[] {
   const verbs: Verb[] = t.delReadsConfig ? ['ADD', 'DEL'] : ['ADD'];
   for (const verb of verbs) {
     for (const args of ['garbage', 'A=B', 'IgnoreUnknown=maybe', '=;=', 'K8S_POD_NAME=a=b', ';;']) {
-      out.push(mk(t, verb, 'CNI_ARGS garbage', JSON.stringify(args), code(4, 7, 999), { env: () => ({ CNI_ARGS: args }) }));
+      out.push(mk({ t, verb, cls: 'CNI_ARGS garbage', detail: JSON.stringify(args) }, code(4, 7, 999), { env: () => ({ CNI_ARGS: args }) }));
     }
   }
   return out;

@@ -55,26 +55,27 @@ function cleanEnv(vars: Record<string, string | null>): Record<string, string> {
   return env;
 }
 
-async function exec(plugin: string, e: Env, ctx: RunCtx, vars: Record<string, string | null>, stdin: string) {
-  return timedExec(ctx.pluginDir, plugin, cleanEnv(vars), stdin, { nodeNetns: e.node, timeoutMs: 30_000 });
+/** Runs `target` ([plugin dir, plugin]) inside the node netns. */
+async function exec(target: readonly [string, string], node: string, vars: Record<string, string | null>, stdin: string) {
+  return timedExec(target, cleanEnv(vars), stdin, { nodeNetns: node, timeoutMs: 30_000 });
 }
 
 /** The valid ADD, CHECK, DEL; returns the ADD result for CHECK cases, or throws. */
 async function positiveControl(t: Target, e: Env, pluginDir: string): Promise<RunCtx> {
   const ctx0: RunCtx = { dataDir: e.dataDir, name: 'bi', podPath: `/run/netns/${e.pod}`, prevResult: undefined, pluginDir };
   const vars = (verb: string) => ({ CNI_COMMAND: verb, CNI_CONTAINERID: 'bi-ctr', CNI_NETNS: ctx0.podPath, CNI_IFNAME: 'eth0', CNI_PATH: pluginDir });
-  const add = await exec(t.plugin, e, ctx0, vars('ADD'), JSON.stringify(validConfig(t, 'ADD', ctx0)));
+  const add = await exec([ctx0.pluginDir, t.plugin], e.node, vars('ADD'), JSON.stringify(validConfig(t, 'ADD', ctx0)));
   if (add.code !== 0) throw new Error(`positive control: ${t.plugin} ADD of a valid config failed: ${add.stdout}${add.stderr}`);
   const ctx: RunCtx = { ...ctx0, prevResult: add.json };
-  const check = await exec(t.plugin, e, ctx, vars('CHECK'), JSON.stringify(validConfig(t, 'CHECK', ctx)));
+  const check = await exec([ctx.pluginDir, t.plugin], e.node, vars('CHECK'), JSON.stringify(validConfig(t, 'CHECK', ctx)));
   if (check.code !== 0) throw new Error(`positive control: ${t.plugin} CHECK failed: ${check.stdout}${check.stderr}`);
-  const del = await exec(t.plugin, e, ctx, vars('DEL'), JSON.stringify(validConfig(t, 'DEL', ctx)));
+  const del = await exec([ctx.pluginDir, t.plugin], e.node, vars('DEL'), JSON.stringify(validConfig(t, 'DEL', ctx)));
   if (del.code !== 0) throw new Error(`positive control: ${t.plugin} DEL failed: ${del.stdout}${del.stderr}`);
   return ctx;
 }
 
 async function runCase(c: Case, e: Env, ctx: RunCtx): Promise<Outcome> {
-  const r = await exec(c.plugin, e, ctx, c.env(ctx), c.stdin(ctx));
+  const r = await exec([ctx.pluginDir, c.plugin], e.node, c.env(ctx), c.stdin(ctx));
   const problems: string[] = [];
   const j = r.json;
   const isErr = j !== null && typeof j === 'object' && !Array.isArray(j) && typeof j.code === 'number' && typeof j.msg === 'string';

@@ -19,7 +19,7 @@ interface Def {
   in?: z.core.$ZodType;
   valueType?: z.core.$ZodType;
 }
-const def = (s: z.core.$ZodType): Def => s._zod.def as unknown as Def;
+const def = (s: z.core.$ZodType): Def => s._zod.def;
 
 function unwrap(s: z.core.$ZodType): Def {
   for (;;) {

@@ -21,8 +21,9 @@ export interface TimedOptions {
   readonly timeoutMs?: number;
 }
 
-export async function timedExec(dir: string, plugin: string, env: Record<string, string>, stdin: string | Buffer, o: TimedOptions = {}): Promise<TimedRun> {
-  const file = join(dir, plugin);
+/** `target`: the plugin directory and the plugin's name. */
+export async function timedExec(target: readonly [dir: string, plugin: string], env: Record<string, string>, stdin: string | Buffer, o: TimedOptions = {}): Promise<TimedRun> {
+  const file = join(...target);
   const wrap = o.nodeNetns === undefined ? [] : inNetns(o.nodeNetns);
   const limit = o.timeoutMs ?? 20_000;
   const t0 = performance.now();

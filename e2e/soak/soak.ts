@@ -44,7 +44,15 @@ interface Run {
   stdout: string;
 }
 
-function exec(plugin: string, verb: string, id: string, netns: string, conf: object, killAfterMs?: number): Promise<Run> {
+interface Call {
+  readonly plugin: string;
+  readonly verb: string;
+  readonly id: string;
+  readonly netns: string;
+  readonly conf: object;
+}
+
+function exec({ plugin, verb, id, netns, conf }: Call, killAfterMs?: number): Promise<Run> {
   const env = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', CNI_COMMAND: verb, CNI_CONTAINERID: id, CNI_NETNS: netns, CNI_IFNAME: 'eth0', CNI_PATH: o.pluginDir };
   return new Promise((done) => {
     const child = spawn('ip', ['netns', 'exec', node, join(o.pluginDir, plugin)], { env, stdio: ['pipe', 'pipe', 'ignore'] });
@@ -62,17 +70,24 @@ function exec(plugin: string, verb: string, id: string, netns: string, conf: obj
 
 const conf = (p: object, prevResult?: unknown) => ({ cniVersion: '1.0.0', name: NETWORK, ...p, ...(prevResult !== undefined && { prevResult }) });
 
-async function chain(verb: 'ADD' | 'CHECK' | 'DEL', id: string, netns: string, prev?: unknown, killAfterMs?: number): Promise<{ ok: boolean; result?: any; why?: string }> {
+interface Pod {
+  readonly id: string;
+  readonly netns: string;
+}
+
+async function chain(verb: 'ADD' | 'CHECK' | 'DEL', { id, netns }: Pod, prev?: unknown, killAfterMs?: number): Promise<{ ok: boolean; result?: any; why?: string }> {
   const list = verb === 'DEL' ? [...PLUGINS].reverse() : PLUGINS;
   let result = prev;
   for (const p of list) {
-    const r = await exec(p.type, verb, id, netns, conf(p, verb === 'ADD' ? (result === prev ? undefined : result) : result), killAfterMs);
+    const r = await exec({ plugin: p.type, verb, id, netns, conf: conf(p, verb === 'ADD' ? (result === prev ? undefined : result) : result) }, killAfterMs);
     if (r.signal === 'SIGKILL') return { ok: false, why: 'SIGKILL (ours)' };
     if (r.code !== 0) {
       let code = 'no JSON';
       try {
         code = `code ${JSON.parse(r.stdout).code}`;
-      } catch {}
+      } catch {
+        // not JSON: reported as such
+      }
       return { ok: false, why: `${verb} ${code}: ${r.stdout.replace(/\s+/g, ' ').slice(0, 200)}` };
     }
     if (verb === 'ADD') result = JSON.parse(r.stdout);
@@ -98,7 +113,7 @@ async function worker(w: number, until: number): Promise<void> {
   for (let i = 0; Date.now() < until; i++) {
     const id = `soak-${w}-${i}`;
     const kill = o.killEvery > 0 && rng.int(o.killEvery) === 0 ? rng.int(400) : undefined;
-    const add = await chain('ADD', id, netns, undefined, kill);
+    const add = await chain('ADD', { id, netns }, undefined, kill);
     stats.ops++;
     if (add.ok) {
       stats.add++;
@@ -108,14 +123,14 @@ async function worker(w: number, until: number): Promise<void> {
         if (holder !== undefined) duplicates.push(`${ip}: ${holder} and ${id}`);
         live.set(ip, id);
       }
-      const check = await chain('CHECK', id, netns, add.result);
+      const check = await chain('CHECK', { id, netns }, add.result);
       stats.ops++;
       if (check.ok) stats.check++;
       else fail(check.why ?? 'CHECK failed');
       for (const ip of ips) live.delete(ip);
     } else if (add.why === 'SIGKILL (ours)') stats.killed++;
     else fail(add.why ?? 'ADD failed');
-    const del = await chain('DEL', id, netns, add.result);
+    const del = await chain('DEL', { id, netns }, add.result);
     stats.ops++;
     if (del.ok) stats.del++;
     else fail(del.why ?? 'DEL failed');
@@ -144,7 +159,7 @@ try {
   const secs = (Date.now() - t0) / 1000;
   // The end: GC with no valid attachment releases whatever a killed ADD left in the store.
   for (const p of PLUGINS) {
-    const r = await exec(p.type, 'GC', 'gc', '', { cniVersion: '1.1.0', name: NETWORK, ...p, 'cni.dev/valid-attachments': [] });
+    const r = await exec({ plugin: p.type, verb: 'GC', id: 'gc', netns: '', conf: { cniVersion: '1.1.0', name: NETWORK, ...p, 'cni.dev/valid-attachments': [] } });
     if (r.code !== 0) fail(`GC ${r.stdout.replace(/\s+/g, ' ').slice(0, 200)}`);
   }
   const left = await leftovers();

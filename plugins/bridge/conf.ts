@@ -74,7 +74,6 @@ let schema: ReturnType<typeof buildSchema> | undefined;
 export function bridgeConfSchema(): ReturnType<typeof buildSchema> {
   return (schema ??= buildSchema());
 }
-type Raw = z.output<ReturnType<typeof buildSchema>>;
 
 
 
