@@ -21,7 +21,12 @@ export default tseslint.config(
       '@typescript-eslint/require-await': 'off',
       '@typescript-eslint/no-floating-promises': [
         'error',
-        { allowForKnownSafeCalls: [{ from: 'package', package: '@tapjs/test', name: ['test'] }, { from: 'package', package: '@tapjs/asserts', name: ['rejects', 'resolves'] }] },
+        {
+          allowForKnownSafeCalls: [
+            { from: 'package', package: '@tapjs/test', name: ['test'] },
+            { from: 'package', package: '@tapjs/asserts', name: ['rejects', 'resolves'] },
+          ],
+        },
       ],
       '@typescript-eslint/no-misused-promises': 'error',
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],

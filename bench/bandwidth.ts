@@ -118,7 +118,8 @@ const fmt = (ms: number) => `${ms.toFixed(1).padStart(7)} ms`;
 const lo = median(loopbackAdd);
 console.log(`bandwidth (ingress + egress: tbf, ifb, redirect), median of ${done} runs each, node ${process.version}`);
 console.log(`  ${''.padEnd(34)} ${'ADD'.padStart(10)} ${'DEL'.padStart(10)}`);
-for (const s of subjects) console.log(`  ${`${s.label}: ${s.file.startsWith(root) ? 'dist/bin/bandwidth' : s.file}`.padEnd(34)} ${fmt(median(s.add))} ${fmt(median(s.del))}`);
+for (const s of subjects)
+  console.log(`  ${`${s.label}: ${s.file.startsWith(root) ? 'dist/bin/bandwidth' : s.file}`.padEnd(34)} ${fmt(median(s.add))} ${fmt(median(s.del))}`);
 console.log(`  ${'ours: dist/bin/loopback ADD'.padEnd(34)} ${fmt(lo)}`);
 const o = subjects.find((s) => s.label === 'ours');
 if (o) console.log(`  ${'ours − loopback ADD (target ≤ 10)'.padEnd(34)} ${fmt(median(o.add) - lo)} ${fmt(median(o.del) - lo)}`);

@@ -97,7 +97,8 @@ try {
 const fmt = (ms: number) => `${ms.toFixed(1).padStart(7)} ms`;
 console.log(`bridge + host-local (isGateway, ipMasq, IPv4), median of ${done} runs each, node ${process.version}`);
 console.log(`  ${''.padEnd(26)} ${'ADD'.padStart(10)} ${'DEL'.padStart(10)}`);
-for (const s of subjects) console.log(`  ${`${s.label}: ${s.dir.startsWith(root) ? relative(root, s.dir) : s.dir}`.padEnd(26)} ${fmt(median(s.add))} ${fmt(median(s.del))}`);
+for (const s of subjects)
+  console.log(`  ${`${s.label}: ${s.dir.startsWith(root) ? relative(root, s.dir) : s.dir}`.padEnd(26)} ${fmt(median(s.add))} ${fmt(median(s.del))}`);
 const [go, ours] = subjects.length === 2 ? subjects : [undefined, subjects[0]];
 if (go && ours) {
   const ratio = (a: number[], b: number[]) => `${(median(a) / median(b)).toFixed(2)} ×`.padStart(10);

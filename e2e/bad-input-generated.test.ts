@@ -14,7 +14,10 @@ t.test(`bad input: ${COUNT} generated cases, seed ${SEED}`, { skip: needsRoot, t
   const outcomes = await runSuite({ seed: SEED, count: COUNT, pluginDir: DIST_BIN, jobs: 2 });
   t.equal(outcomes.length, COUNT, 'every selected case ran');
   for (const plugin of ['loopback', 'bridge', 'host-local', 'static']) {
-    t.ok(outcomes.some((o) => o.plugin === plugin), `${plugin} is covered`);
+    t.ok(
+      outcomes.some((o) => o.plugin === plugin),
+      `${plugin} is covered`,
+    );
   }
   for (const o of outcomes) {
     t.ok(o.ok, `seed=${SEED} id=${JSON.stringify(o.id)}: ${o.ok ? o.answer : o.problems.join('; ')}`);

@@ -31,7 +31,13 @@ const cases: Case[] = [
   { name: 'GC on 1.0.0', command: 'GC', stdin: { ...good, cniVersion: '1.0.0' }, code: 1, msg: /does not allow GC/ },
   { name: 'STATUS on 1.0.0', command: 'STATUS', stdin: { ...good, cniVersion: '1.0.0' }, code: 1, msg: /does not allow STATUS/ },
   { name: 'ADD with a netns that does not exist', env: { netns: '/run/netns/cnits-no-such-netns' }, code: 3, msg: /failed to open netns/ },
-  { name: 'ADD with a netns path that is not a netns', env: { netns: '/etc/hostname' }, code: 4, msg: /failed to open netns/, details: /not a network namespace/ },
+  {
+    name: 'ADD with a netns path that is not a netns',
+    env: { netns: '/etc/hostname' },
+    code: 4,
+    msg: /failed to open netns/,
+    details: /not a network namespace/,
+  },
 ];
 
 for (const c of cases) {

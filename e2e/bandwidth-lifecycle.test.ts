@@ -8,7 +8,11 @@ import { execPlugin, GO_BIN } from './helpers/plugins.ts';
 import { needsRoot, nsRun, run } from './helpers/sh.ts';
 
 const SHAPE = { ingressRate: 1_000_000, ingressBurst: 80_000, egressRate: 1_000_000, egressBurst: 80_000 };
-const ifbOf = (network: string, id: string) => `bwp${createHash('sha512').update(network + id).digest('hex').slice(0, 12)}`;
+const ifbOf = (network: string, id: string) =>
+  `bwp${createHash('sha512')
+    .update(network + id)
+    .digest('hex')
+    .slice(0, 12)}`;
 
 t.test('CHECK compares the live tbf with the config', { skip: needsRoot }, async (t) => {
   const w = await makeBwWorld(t);
@@ -87,7 +91,10 @@ t.test('bandwidth DEL removes its qdiscs from the host veth, so ADD → DEL → 
 
   // another tool's root qdisc on the veth is not ours to delete: neither another kind with our
   // handle, nor a tbf with another handle
-  for (const other of [['handle', '1:', 'htb'], ['handle', '2:', 'tbf', 'rate', '1mbit', 'burst', '10000', 'limit', '20000']]) {
+  for (const other of [
+    ['handle', '1:', 'htb'],
+    ['handle', '2:', 'tbf', 'rate', '1mbit', 'burst', '10000', 'limit', '20000'],
+  ]) {
     await nsRun(w.node.name, 'tc', ['qdisc', 'add', 'dev', hostVeth, 'root', ...other]);
     t.equal((await bw('DEL')).code, 0, `DEL with a foreign root qdisc (${other.slice(0, 3).join(' ')})`);
     t.same(await qdiscKinds(w.node.name, hostVeth), [other[2]], 'is left in place');

@@ -24,27 +24,85 @@ interface Row {
 const ROWS: Row[] = [
   { what: "the reference's test vector", rate: 8000, burst: 80, via: 'static', want: { rate: 1000, burst_raw: '2625a', limit: 35 } },
   { what: '10 Mbit/s, 125 kB', rate: 10_000_000, burst: 1_000_000, via: 'static', want: { rate: 1_250_000, burst_raw: '17d784', limit: 156_250 } },
-  { what: 'a bucket of 3333.3 µs (truncated to whole µs first)', rate: 24_000_000, burst: 80_000, via: 'static', want: { rate: 3_000_000, burst_raw: 'cb6e', limit: 85_000 } },
+  {
+    what: 'a bucket of 3333.3 µs (truncated to whole µs first)',
+    rate: 24_000_000,
+    burst: 80_000,
+    via: 'static',
+    want: { rate: 3_000_000, burst_raw: 'cb6e', limit: 85_000 },
+  },
   { what: '100 Mbit/s', rate: 100_000_000, burst: 800_000, via: 'static', want: { rate: 12_500_000, burst_raw: '1e848', limit: 412_500 } },
-  { what: '5 GB/s (TCA_TBF_RATE64)', rate: 40_000_000_000, burst: 8_000_000, via: 'static', want: { rate: 5_000_000_000, burst_raw: 'c35', limit: 126_000_000 } },
-  { what: '10 GB/s (TCA_TBF_RATE64)', rate: 80_000_000_000, burst: 8_000_000, via: 'static', want: { rate: 10_000_000_000, burst_raw: '61a', limit: 251_000_000 } },
-  { what: 'static 2^31 − 1 bits: still fits 32 bits', rate: 10_000_000, burst: 2_147_483_647, via: 'static', want: { rate: 1_250_000, burst_raw: 'c7fffff3', limit: 268_466_705 } },
+  {
+    what: '5 GB/s (TCA_TBF_RATE64)',
+    rate: 40_000_000_000,
+    burst: 8_000_000,
+    via: 'static',
+    want: { rate: 5_000_000_000, burst_raw: 'c35', limit: 126_000_000 },
+  },
+  {
+    what: '10 GB/s (TCA_TBF_RATE64)',
+    rate: 80_000_000_000,
+    burst: 8_000_000,
+    via: 'static',
+    want: { rate: 10_000_000_000, burst_raw: '61a', limit: 251_000_000 },
+  },
+  {
+    what: 'static 2^31 − 1 bits: still fits 32 bits',
+    rate: 10_000_000,
+    burst: 2_147_483_647,
+    via: 'static',
+    want: { rate: 1_250_000, burst_raw: 'c7fffff3', limit: 268_466_705 },
+  },
   // Go: burst_raw 8fffffe7 (its wrapped ticks; the kernel then holds a 193 MB bucket); ours and tc's: 8ffffff3 with a 537 MB bucket
-  { what: 'static 2^32 − 1 bits: past 32 bits of ticks', rate: 10_000_000, burst: 4_294_967_295, via: 'static', want: { rate: 1_250_000, burst_raw: '8ffffff3', limit: 536_902_161 } },
-  { what: '1 Mbit/s, 50 MB bucket: past 32 bits of ticks', rate: 1_000_000, burst: 400_000_000, via: 'static', want: { rate: 125_000, burst_raw: '74876e80', limit: 50_003_125 } },
+  {
+    what: 'static 2^32 − 1 bits: past 32 bits of ticks',
+    rate: 10_000_000,
+    burst: 4_294_967_295,
+    via: 'static',
+    want: { rate: 1_250_000, burst_raw: '8ffffff3', limit: 536_902_161 },
+  },
+  {
+    what: '1 Mbit/s, 50 MB bucket: past 32 bits of ticks',
+    rate: 1_000_000,
+    burst: 400_000_000,
+    via: 'static',
+    want: { rate: 125_000, burst_raw: '74876e80', limit: 50_003_125 },
+  },
   // runtime sentinels: our formula
   { what: "containerd's 10M", rate: 10_000_000, burst: 4_294_967_295, via: 'runtime', want: { rate: 1_250_000, burst_raw: '2625a', limit: 43_750 } },
   { what: "dockershim's 10M", rate: 10_000_000, burst: 2_147_483_647, via: 'runtime', want: { rate: 1_250_000, burst_raw: '2625a', limit: 43_750 } },
   // 1250 bytes < one frame: 1514 bytes = 12112 µs = 189250 ticks, limit 3125 + 1514
   { what: "containerd's 1M: one full frame", rate: 1_000_000, burst: 4_294_967_295, via: 'runtime', want: { rate: 125_000, burst_raw: '2e342', limit: 4_639 } },
   // 12.5 MB, 10 ms; limit 31.25 MB + 12.5 MB
-  { what: "containerd's 10G", rate: 10_000_000_000, burst: 4_294_967_295, via: 'runtime', want: { rate: 1_250_000_000, burst_raw: '2625a', limit: 43_750_000 } },
-  { what: "containerd's 40G (TCA_TBF_RATE64)", rate: 40_000_000_000, burst: 4_294_967_295, via: 'runtime', want: { rate: 5_000_000_000, burst_raw: '2625a', limit: 175_000_000 } },
-  { what: "containerd's 10M with referenceBurst: the literal 537 MB", rate: 10_000_000, burst: 4_294_967_295, via: 'runtime+referenceBurst', want: { rate: 1_250_000, burst_raw: '8ffffff3', limit: 536_902_161 } },
+  {
+    what: "containerd's 10G",
+    rate: 10_000_000_000,
+    burst: 4_294_967_295,
+    via: 'runtime',
+    want: { rate: 1_250_000_000, burst_raw: '2625a', limit: 43_750_000 },
+  },
+  {
+    what: "containerd's 40G (TCA_TBF_RATE64)",
+    rate: 40_000_000_000,
+    burst: 4_294_967_295,
+    via: 'runtime',
+    want: { rate: 5_000_000_000, burst_raw: '2625a', limit: 175_000_000 },
+  },
+  {
+    what: "containerd's 10M with referenceBurst: the literal 537 MB",
+    rate: 10_000_000,
+    burst: 4_294_967_295,
+    via: 'runtime+referenceBurst',
+    want: { rate: 1_250_000, burst_raw: '8ffffff3', limit: 536_902_161 },
+  },
 ];
 
 const HAS_GO = existsSync(`${GO_BIN}/bandwidth`);
-const ifbOf = (network: string, id: string) => `bwp${createHash('sha512').update(network + id).digest('hex').slice(0, 12)}`;
+const ifbOf = (network: string, id: string) =>
+  `bwp${createHash('sha512')
+    .update(network + id)
+    .digest('hex')
+    .slice(0, 12)}`;
 
 t.test('tbf parameters for a table of (rate, burst) inputs', { skip: needsRoot, timeout: 180_000 }, async (t) => {
   const w = await makeBwWorld(t);
@@ -64,10 +122,15 @@ t.test('tbf parameters for a table of (rate, burst) inputs', { skip: needsRoot, 
       await t.resolves(pod.att.check(), 'CHECK passes');
       // The Go plugin's CHECK recomputes its own values and compares them with the live tbf:
       // an oracle for every row where its arithmetic does not wrap.
-      const goWraps = row.via !== 'static' || BigInt(row.burst) * 1_000_000n * 15625n / 1000n / BigInt(row.rate) >= 2n ** 32n;
+      const goWraps = row.via !== 'static' || (BigInt(row.burst) * 1_000_000n * 15625n) / 1000n / BigInt(row.rate) >= 2n ** 32n;
       if (HAS_GO && !goWraps) {
         const conf = { cniVersion: '1.0.0', name: 'bwnet', type: 'bandwidth', ...keys, prevResult: r };
-        const go = await execPlugin('bandwidth', { command: 'CHECK', containerId: pod.id, netns: pod.ns.path, ifname: 'eth0', nodeNetns: w.node.name }, conf, GO_BIN);
+        const go = await execPlugin(
+          'bandwidth',
+          { command: 'CHECK', containerId: pod.id, netns: pod.ns.path, ifname: 'eth0', nodeNetns: w.node.name },
+          conf,
+          GO_BIN,
+        );
         t.equal(go.code, 0, `the Go plugin's CHECK accepts our tbf ${go.stdout.trim()}`);
       }
       await pod.att.del();

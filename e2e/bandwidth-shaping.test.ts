@@ -47,21 +47,29 @@ t.test('10 Mbit/s each way (static keys); an unshaped pod is ≥ 10 × faster', 
 const CONTAINERD_10M = { bandwidth: { ingressRate: RATE, ingressBurst: 4294967295, egressRate: RATE, egressBurst: 4294967295 } };
 const firstSecondsOk = (m: Throughput) => m.intervals.length >= SECONDS - 1 && m.intervals.every((b) => b <= RATE * 1.1);
 
-t.test("containerd's `10M` annotation (burst 2^32 − 1 via runtimeConfig): within the rate from the first second", { skip: needsRoot, timeout: 120_000 }, async (t) => {
-  const w = await makeBwWorld(t);
-  const pod = await makeBwPod(t, w, bandwidthConflist(w.dataDir), CONTAINERD_10M);
-  const addr = await up(t, pod);
-  for (const dir of ['into', 'out'] as const) {
-    const m = await measure(w.node.name, addr, dir, firstSecondsOk);
-    t.ok(firstSecondsOk(m), `${dir === 'into' ? 'node → pod' : 'pod → node'}: every second ≤ 11 Mbit/s: ${m.intervals.map(mbit).join(', ')}`);
-    t.ok(within10(m), `and the average is the rate: ${mbit(m.bps)}`);
-  }
-});
+t.test(
+  "containerd's `10M` annotation (burst 2^32 − 1 via runtimeConfig): within the rate from the first second",
+  { skip: needsRoot, timeout: 120_000 },
+  async (t) => {
+    const w = await makeBwWorld(t);
+    const pod = await makeBwPod(t, w, bandwidthConflist(w.dataDir), CONTAINERD_10M);
+    const addr = await up(t, pod);
+    for (const dir of ['into', 'out'] as const) {
+      const m = await measure(w.node.name, addr, dir, firstSecondsOk);
+      t.ok(firstSecondsOk(m), `${dir === 'into' ? 'node → pod' : 'pod → node'}: every second ≤ 11 Mbit/s: ${m.intervals.map(mbit).join(', ')}`);
+      t.ok(within10(m), `and the average is the rate: ${mbit(m.bps)}`);
+    }
+  },
+);
 
-t.test('control: with referenceBurst the same values pass the first second unshaped (the reference behaviour)', { skip: needsRoot, timeout: 60_000 }, async (t) => {
-  const w = await makeBwWorld(t);
-  const pod = await makeBwPod(t, w, bandwidthConflist(w.dataDir, { referenceBurst: true }), CONTAINERD_10M);
-  const addr = await up(t, pod);
-  const m = await iperf(w.node.name, addr, 'into', 2);
-  t.ok((m.intervals[0] ?? 0) > 5 * RATE, `first second node → pod: ${mbit(m.intervals[0] ?? 0)} > 50 Mbit/s`);
-});
+t.test(
+  'control: with referenceBurst the same values pass the first second unshaped (the reference behaviour)',
+  { skip: needsRoot, timeout: 60_000 },
+  async (t) => {
+    const w = await makeBwWorld(t);
+    const pod = await makeBwPod(t, w, bandwidthConflist(w.dataDir, { referenceBurst: true }), CONTAINERD_10M);
+    const addr = await up(t, pod);
+    const m = await iperf(w.node.name, addr, 'into', 2);
+    t.ok((m.intervals[0] ?? 0) > 5 * RATE, `first second node → pod: ${mbit(m.intervals[0] ?? 0)} > 50 Mbit/s`);
+  },
+);

@@ -93,13 +93,9 @@ async function masqueradeCase(t: Test, backend: string | undefined): Promise<voi
   t.notOk((await peerSeenBy(pod.ns.name, UPLINK.remoteV4)).ok, 'the deleted pod no longer reaches the remote');
 }
 
-t.test(`[${impl.label}] ipMasq (default backend): the remote sees the node's address`, { skip: impl.lacks() }, (t) =>
-  masqueradeCase(t, undefined),
-);
+t.test(`[${impl.label}] ipMasq (default backend): the remote sees the node's address`, { skip: impl.lacks() }, (t) => masqueradeCase(t, undefined));
 
-t.test(`[${impl.label}] ipMasq with ipMasqBackend nftables`, { skip: impl.lacks('ipMasqBackend') }, (t) =>
-  masqueradeCase(t, 'nftables'),
-);
+t.test(`[${impl.label}] ipMasq with ipMasqBackend nftables`, { skip: impl.lacks('ipMasqBackend') }, (t) => masqueradeCase(t, 'nftables'));
 
 t.test(`[${impl.label}] mtu is set on both veth ends and on the bridge it creates`, { skip: impl.lacks() }, async (t) => {
   const { node, dataDir } = await makeTopology(t);
@@ -125,7 +121,10 @@ t.test(`[${impl.label}] a bridge whose pods are all gone takes a new gateway pod
   await delPod(dir, node.name, l2ish, first, await addPod(dir, node.name, l2ish, first));
   t.equal((await link(node.name, 'cni0'))?.address, '00:00:00:00:00:00', 'the empty bridge has a zero MAC (the kernel state this test is about)');
   const next = { ns: await makePod(t), id: 'next' };
-  const r = await addPod(dir, node.name, gw, next).then((r) => r, (e: Error) => e);
+  const r = await addPod(dir, node.name, gw, next).then(
+    (r) => r,
+    (e: Error) => e,
+  );
   t.notOk(r instanceof Error, `ADD with isGateway succeeds: ${r instanceof Error ? r.message : 'ok'}`);
   if (r instanceof Error) return;
   t.match((await link(node.name, 'cni0'))?.address, /^(?!00:00:00:00:00:00)([0-9a-f]{2}:){5}[0-9a-f]{2}$/, 'the bridge has a MAC again');

@@ -42,10 +42,8 @@ async function delWithoutNetnsCase(t: Test, backend: 'iptables' | 'nftables', wi
 
 for (const backend of ['iptables', 'nftables'] as const) {
   for (const withPrevResult of [true, false]) {
-    t.test(
-      `DEL with an empty CNI_NETNS removes the ${backend} ipMasq rules (${withPrevResult ? 'with' : 'without'} prevResult)`,
-      { skip: needsRoot },
-      (t) => delWithoutNetnsCase(t, backend, withPrevResult),
+    t.test(`DEL with an empty CNI_NETNS removes the ${backend} ipMasq rules (${withPrevResult ? 'with' : 'without'} prevResult)`, { skip: needsRoot }, (t) =>
+      delWithoutNetnsCase(t, backend, withPrevResult),
     );
   }
 }

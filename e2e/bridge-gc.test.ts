@@ -20,7 +20,11 @@ t.test(`[${impl.label}] GC with 4 valid attachments out of 10 releases the other
   t.equal(ipFiles(dataDir, 'podnet').length, 10, '10 addresses allocated');
 
   const keep = [0, 3, 5, 8];
-  await gc(list, keep.map((i) => ({ containerID: `gc-${i}`, ifname: 'eth0' })), { cniPath: [impl.dir], nodeNetns: node.name });
+  await gc(
+    list,
+    keep.map((i) => ({ containerID: `gc-${i}`, ifname: 'eth0' })),
+    { cniPath: [impl.dir], nodeNetns: node.name },
+  );
 
   const files = ipFiles(dataDir, 'podnet');
   for (const [i, p] of pods.entries()) {
@@ -35,10 +39,7 @@ t.test(`[${impl.label}] GC with 4 valid attachments out of 10 releases the other
     }
   }
   const [first, ...others] = keep;
-  const reach = await Promise.all([
-    ...keep.map((i) => pings(nsOf(i), POD_V4.gateway)),
-    ...others.map((i) => pings(nsOf(first as number), ipOf(i))),
-  ]);
+  const reach = await Promise.all([...keep.map((i) => pings(nsOf(i), POD_V4.gateway)), ...others.map((i) => pings(nsOf(first as number), ipOf(i)))]);
   t.ok(reach.every(Boolean), `the 4 valid pods still reach the gateway and each other (${reach.join(' ')})`);
 
   await Promise.all(pods.map((p, i) => delPod(impl.dir, node.name, conf, p, results[i])));

@@ -35,7 +35,11 @@ async function handOver(t: Test, adder: Impl, deleter: Impl): Promise<void> {
       'masquerade rules': await masqRulesOf(node.name, p.id, addrs(r).all),
       'spoofcheck rules': (await spoofRules(node.name)).filter((l) => l.includes(p.id)),
     };
-    t.same(Object.fromEntries(Object.entries(left).filter(([, v]) => v.length > 0)), {}, `${deleter.label} DEL (${i === 0 ? 'with' : 'without'} prevResult) left nothing of ${p.id}`);
+    t.same(
+      Object.fromEntries(Object.entries(left).filter(([, v]) => v.length > 0)),
+      {},
+      `${deleter.label} DEL (${i === 0 ? 'with' : 'without'} prevResult) left nothing of ${p.id}`,
+    );
   }
   t.same(await leftovers({ node: node.name, dataDir, network: 'podnet' }), {}, 'the node is clean: no veth, IP file, CNI- chain or jump, spoofcheck chain');
 }

@@ -128,13 +128,21 @@ t.test(`[${impl.label}] ADD killed at points along its way: DEL cleans up, a new
     const o = await addKilledAfter(node.name, envFor(pod), conf, await kill());
     const at = `ADD killed ${when} (${o.ended})`;
     t.ok(o.ended === 'SIGKILL' || o.ended === 'exit 0', `${at}: killed, or finished with success first`);
-    const made = Object.keys(await clean(pod.ns.name)).sort().join(', ');
+    const made = Object.keys(await clean(pod.ns.name))
+      .sort()
+      .join(', ');
     if (o.ended === 'SIGKILL') landed.push(made);
     summary.push(`${when}:${o.ended === 'SIGKILL' ? `killed[${made}]` : o.ended}`);
-    const del = await delPod(impl.dir, node.name, conf, pod).then(() => 'ok', (e: Error) => e.message);
+    const del = await delPod(impl.dir, node.name, conf, pod).then(
+      () => 'ok',
+      (e: Error) => e.message,
+    );
     t.equal(del, 'ok', `${at}: DEL without prevResult succeeds`);
     t.same(await clean(pod.ns.name), {}, `${at}: DEL leaves no veth, IP file, masquerade or spoofcheck rule`);
-    const again = await addPod(impl.dir, node.name, conf, pod).then(() => 'ok', (e: Error) => e.message);
+    const again = await addPod(impl.dir, node.name, conf, pod).then(
+      () => 'ok',
+      (e: Error) => e.message,
+    );
     t.equal(again, 'ok', `${at}: a new ADD for the pod succeeds`);
     await delPod(impl.dir, node.name, conf, pod);
     t.same(await clean(pod.ns.name), {}, `${at}: and its DEL leaves nothing`);

@@ -27,7 +27,10 @@ t.test(`[${impl.label}] hairpinMode: the port reflects frames back to the pod it
   const off = bridgeConf({ dataDir, v4: V4 });
   const p = { ns: await makePod(t), id: 'hairpin-on' };
   const q = { ns: await makePod(t), id: 'hairpin-off' };
-  const [rp, rq] = await addAll(node.name, [[on, p], [off, q]]);
+  const [rp, rq] = await addAll(node.name, [
+    [on, p],
+    [off, q],
+  ]);
   t.equal(await portFlag(node.name, rp as BridgeResult, 'hairpin'), true, 'hairpin is on for the hairpinMode pod');
   t.equal(await portFlag(node.name, rq as BridgeResult, 'hairpin'), false, 'hairpin is off for the other pod');
 
@@ -59,16 +62,16 @@ t.test(`[${impl.label}] portIsolation: isolated pods reach the gateway, not each
   const a = { ns: nsA, id: 'iso-a' };
   const b = { ns: nsB, id: 'iso-b' };
   const c = { ns: nsC, id: 'open-c' };
-  const [ra, rb, rc] = (await addAll(node.name, [[iso, a], [iso, b], [open, c]])) as [BridgeResult, BridgeResult, BridgeResult];
+  const [ra, rb, rc] = (await addAll(node.name, [
+    [iso, a],
+    [iso, b],
+    [open, c],
+  ])) as [BridgeResult, BridgeResult, BridgeResult];
   t.equal(await portFlag(node.name, ra, 'isolated'), true, 'A port is isolated');
   t.equal(await portFlag(node.name, rb, 'isolated'), true, 'B port is isolated');
   t.equal(await portFlag(node.name, rc, 'isolated'), false, 'C port (no portIsolation) is not');
 
-  const [gwA, gwB, aToC] = await Promise.all([
-    pings(nsA.name, POD_V4.gateway),
-    pings(nsB.name, POD_V4.gateway),
-    pings(nsA.name, addrs(rc).v4 ?? ''),
-  ]);
+  const [gwA, gwB, aToC] = await Promise.all([pings(nsA.name, POD_V4.gateway), pings(nsB.name, POD_V4.gateway), pings(nsA.name, addrs(rc).v4 ?? '')]);
   t.ok(gwA, 'isolated A reaches the gateway');
   t.ok(gwB, 'isolated B reaches the gateway');
   t.ok(aToC, 'isolated A reaches non-isolated C');
@@ -86,7 +89,10 @@ t.test(`[${impl.label}] macspoofchk: frames with a changed source MAC are droppe
   const [nsA, nsB] = await Promise.all([makePod(t), makePod(t)]);
   const a = { ns: nsA, id: 'spoof-a' };
   const b = { ns: nsB, id: 'spoof-b' };
-  const [ra, rb] = (await addAll(node.name, [[conf, a], [conf, b]])) as [BridgeResult, BridgeResult];
+  const [ra, rb] = (await addAll(node.name, [
+    [conf, a],
+    [conf, b],
+  ])) as [BridgeResult, BridgeResult];
   const ipB = addrs(rb).v4 ?? '';
   t.ok((await spoofRules(node.name)).length > 0, 'spoofcheck rules are installed');
   t.ok(await pings(nsA.name, ipB), 'A reaches B with its own MAC');
@@ -117,12 +123,19 @@ t.test(`[${impl.label}] vlan: pods on one VLAN reach each other, not pods on ano
   const c = { ns: nsC, id: 'vlan-c' };
   // the first ADD creates the bridge (with vlan_filtering): not in parallel with the others
   const ra = await addPod(dir, node.name, v100, a);
-  const [rb, rc] = (await addAll(node.name, [[v100, b], [v200, c]])) as [BridgeResult, BridgeResult];
+  const [rb, rc] = (await addAll(node.name, [
+    [v100, b],
+    [v200, c],
+  ])) as [BridgeResult, BridgeResult];
   t.equal((await link(node.name, 'cni0'))?.linkinfo?.info_data?.['vlan_filtering'], 1, 'the bridge filters VLANs');
 
   const table = await vlanTable(node.name);
   const entry = (r: BridgeResult, vid: number) => table.get(hostVeth(r) ?? '')?.find((v) => v.vlan === vid);
-  for (const [who, r, vid] of [['A', ra, 100], ['B', rb, 100], ['C', rc, 200]] as const) {
+  for (const [who, r, vid] of [
+    ['A', ra, 100],
+    ['B', rb, 100],
+    ['C', rc, 200],
+  ] as const) {
     const e = entry(r, vid);
     t.ok(e, `${who}'s port is in VLAN ${vid}`);
     t.ok(e?.flags?.includes('PVID') && e.flags.includes('Egress Untagged'), `${who}: VLAN ${vid} is PVID and untagged (${e?.flags?.join(' ')})`);
@@ -141,7 +154,11 @@ t.test(`[${impl.label}] vlanTrunk: the port carries the trunk VLANs tagged`, { s
   const r = await addPod(dir, node.name, conf, pod);
   const vlans = (await vlanTable(node.name)).get(hostVeth(r) ?? '') ?? [];
   const tagged = vlans.filter((v) => !v.flags?.includes('Egress Untagged')).map((v) => v.vlan);
-  t.same(tagged.sort((x, y) => x - y), [101, 200, 201, 202], 'trunk VLANs are tagged on the port');
+  t.same(
+    tagged.sort((x, y) => x - y),
+    [101, 200, 201, 202],
+    'trunk VLANs are tagged on the port',
+  );
   t.ok(vlans.find((v) => v.vlan === 100)?.flags?.includes('PVID'), 'VLAN 100 is the native (PVID) VLAN');
   await delPod(dir, node.name, conf, pod, r);
   t.same(await leftovers({ node: node.name, pod: pod.ns.name, dataDir, network: 'podnet' }), {}, 'nothing left after DEL');

@@ -16,17 +16,27 @@ t.test(`[${impl.label}] ${N} parallel ADDs, then ${N} parallel DELs`, { skip: im
 
   const adds = await Promise.all(pods.map((p) => runBridge(impl.dir, node.name, 'ADD', conf, p)));
   const failed = adds.map((r, i) => [i, r] as const).filter(([, r]) => r.code !== 0);
-  t.same(failed.map(([i, r]) => runError(`ADD par-${i}`, r).message), [], `all ${N} ADDs succeed`);
+  t.same(
+    failed.map(([i, r]) => runError(`ADD par-${i}`, r).message),
+    [],
+    `all ${N} ADDs succeed`,
+  );
   const ips = adds.filter((r) => r.code === 0).map((r) => addrs(r.json as BridgeResult).v4);
   t.equal(new Set(ips).size, N, `${N} distinct IPv4 addresses`);
   t.equal(ipFiles(dataDir, 'podnet').length, N, `${N} reservation files`);
   t.equal((await nodeVeths(node.name)).length, N, `${N} host veths`);
   const rules = [...(await iptablesMasq(node.name)), ...(await nftMasq(node.name))];
-  t.ok(ips.every((ip) => rules.some((l) => l.includes(` ${ip}/`) || l.includes(`saddr ${ip} `))), 'every pod address has a masquerade rule');
+  t.ok(
+    ips.every((ip) => rules.some((l) => l.includes(` ${ip}/`) || l.includes(`saddr ${ip} `))),
+    'every pod address has a masquerade rule',
+  );
 
   const dels = await Promise.all(pods.map((p, i) => runBridge(impl.dir, node.name, 'DEL', { ...conf, prevResult: adds[i]?.json }, p)));
   t.same(
-    dels.map((r, i) => [i, r] as const).filter(([, r]) => r.code !== 0).map(([i, r]) => runError(`DEL par-${i}`, r).message),
+    dels
+      .map((r, i) => [i, r] as const)
+      .filter(([, r]) => r.code !== 0)
+      .map(([i, r]) => runError(`DEL par-${i}`, r).message),
     [],
     `all ${N} DELs succeed`,
   );

@@ -36,7 +36,10 @@ t.test('two pods on one bridge: ping, CHECK, DEL ×2', { skip: needsRoot }, asyn
   t.same(ra.interfaces.map((i: { name: string }) => i.name).slice(0, 1), [BRIDGE], 'the bridge is interface 0');
   t.match(ra.interfaces[1], { name: /^veth[0-9a-f]{8}$/ }, 'the host end is veth + 8 hex digits');
   t.match(ra.interfaces[2], { name: 'eth0', sandbox: podA.path });
-  t.match(ra.ips, [{ gateway: V4.gateway, interface: 2 }, { gateway: V6.gateway, interface: 2 }]);
+  t.match(ra.ips, [
+    { gateway: V4.gateway, interface: 2 },
+    { gateway: V6.gateway, interface: 2 },
+  ]);
   t.same((await veths(node.name)).sort(), [ra.interfaces[1].name, rb.interfaces[1].name].sort(), 'two host veths in the node netns');
 
   const targets: [string, TestNetns, string][] = [
@@ -70,7 +73,11 @@ t.test('L2 mode (ipam {}): interfaces only, container side up, CHECK passes', { 
   t.notOk('ips' in r, 'no IPs in L2 mode');
   const [eth0] = await ipJson<{ operstate: string; addr_info: { scope: string }[] }[]>(pod.name, ['addr', 'show', 'eth0']);
   t.equal(eth0?.operstate, 'UP', 'the container side is up');
-  t.same(eth0?.addr_info.filter((x) => x.scope === 'global'), [], 'and has no global address');
+  t.same(
+    eth0?.addr_info.filter((x) => x.scope === 'global'),
+    [],
+    'and has no global address',
+  );
   await t.resolves(a.check(), 'CHECK passes without an IPAM to ask');
   await a.del();
   t.same(await veths(node.name), []);

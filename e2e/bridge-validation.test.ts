@@ -35,12 +35,14 @@ interface Case {
   readonly addOnly?: boolean;
 }
 
-const ipam = (ranges: unknown, extra: object = {}, cniVersion = '1.0.0') => (dataDir: string) => ({
-  cniVersion,
-  name: 'podnet',
-  type: 'bridge',
-  ipam: { type: 'host-local', dataDir, ...(ranges !== undefined && { ranges }), ...extra },
-});
+const ipam =
+  (ranges: unknown, extra: object = {}, cniVersion = '1.0.0') =>
+  (dataDir: string) => ({
+    cniVersion,
+    name: 'podnet',
+    type: 'bridge',
+    ipam: { type: 'host-local', dataDir, ...(ranges !== undefined && { ranges }), ...extra },
+  });
 const v4 = (r: object) => [[{ subnet: POD_V4.subnet, ...r }]];
 
 const cases: Case[] = [
@@ -50,38 +52,111 @@ const cases: Case[] = [
   { name: 'bridge is a number', field: 'bridge', conf: { bridge: 5 }, msg: /bridge/ },
   { name: 'isGateway is a string', field: 'isGateway', conf: { isGateway: 'yes' }, msg: /isGateway/ },
   { name: 'ipMasq is a number', field: 'ipMasq', conf: { ipMasq: 1 }, msg: /ipMasq/ },
-  { name: 'hairpinMode with promiscMode', field: 'hairpinMode', conf: { hairpinMode: true, promiscMode: true }, msg: /cannot set hairpin mode and promiscuous mode at the same time/, addOnly: true },
+  {
+    name: 'hairpinMode with promiscMode',
+    field: 'hairpinMode',
+    conf: { hairpinMode: true, promiscMode: true },
+    msg: /cannot set hairpin mode and promiscuous mode at the same time/,
+    addOnly: true,
+  },
   { name: 'invalid MAC in runtimeConfig', field: 'runtimeConfig.mac', conf: { runtimeConfig: { mac: 'zz' } }, msg: /mac/i, addOnly: true },
   { name: 'invalid MAC in args.cni', field: 'args.cni.mac', conf: { args: { cni: { mac: 'zz' } } }, msg: /mac/i, addOnly: true },
   { name: 'invalid MAC in CNI_ARGS', field: 'MAC', conf: {}, cniArgs: 'MAC=zz', msg: /mac/i, codes: [4, 7] },
   { name: 'vlanTrunk: minID without maxID', field: 'vlanTrunk', conf: { vlanTrunk: [{ minID: 5 }] }, msg: /maxID is missing/, needs: 'vlanTrunk' },
   { name: 'vlanTrunk: maxID without minID', field: 'vlanTrunk', conf: { vlanTrunk: [{ maxID: 5 }] }, msg: /minID is missing/, needs: 'vlanTrunk' },
-  { name: 'vlanTrunk: minID above maxID', field: 'vlanTrunk', conf: { vlanTrunk: [{ minID: 10, maxID: 5 }] }, msg: /minID is greater than maxID/, needs: 'vlanTrunk' },
+  {
+    name: 'vlanTrunk: minID above maxID',
+    field: 'vlanTrunk',
+    conf: { vlanTrunk: [{ minID: 10, maxID: 5 }] },
+    msg: /minID is greater than maxID/,
+    needs: 'vlanTrunk',
+  },
   { name: 'vlanTrunk: id out of range', field: 'vlanTrunk', conf: { vlanTrunk: [{ id: 5000 }] }, msg: /incorrect trunk id parameter/, needs: 'vlanTrunk' },
   { name: 'vlanTrunk: minID 0', field: 'vlanTrunk', conf: { vlanTrunk: [{ minID: 0, maxID: 5 }] }, msg: /incorrect trunk minID parameter/, needs: 'vlanTrunk' },
-  { name: 'vlanTrunk: maxID 4095', field: 'vlanTrunk', conf: { vlanTrunk: [{ minID: 5, maxID: 4095 }] }, msg: /incorrect trunk maxID parameter/, needs: 'vlanTrunk' },
-  { name: 'unknown ipMasqBackend', field: 'ipMasqBackend', conf: { ipMasq: true, ipMasqBackend: 'bogus' }, msg: /unknown ipmasq backend/, needs: 'ipMasqBackend' },
+  {
+    name: 'vlanTrunk: maxID 4095',
+    field: 'vlanTrunk',
+    conf: { vlanTrunk: [{ minID: 5, maxID: 4095 }] },
+    msg: /incorrect trunk maxID parameter/,
+    needs: 'vlanTrunk',
+  },
+  {
+    name: 'unknown ipMasqBackend',
+    field: 'ipMasqBackend',
+    conf: { ipMasq: true, ipMasqBackend: 'bogus' },
+    msg: /unknown ipmasq backend/,
+    needs: 'ipMasqBackend',
+  },
   { name: 'portIsolation is a string', field: 'portIsolation', conf: { portIsolation: 'true' }, msg: /portIsolation/, needs: 'portIsolation' },
   { name: 'macspoofchk is a string', field: 'macspoofchk', conf: { macspoofchk: 'yes' }, msg: /macspoofchk/i, needs: 'macspoofchk' },
-  { name: 'preserveDefaultVlan is a string', field: 'preserveDefaultVlan', conf: { preserveDefaultVlan: 'yes' }, msg: /preserveDefaultVlan/i, needs: 'preserveDefaultVlan' },
-  { name: 'disableContainerInterface is a string', field: 'disableContainerInterface', conf: { disableContainerInterface: 'yes' }, msg: /disableContainerInterface/i, needs: 'disableContainerInterface' },
+  {
+    name: 'preserveDefaultVlan is a string',
+    field: 'preserveDefaultVlan',
+    conf: { preserveDefaultVlan: 'yes' },
+    msg: /preserveDefaultVlan/i,
+    needs: 'preserveDefaultVlan',
+  },
+  {
+    name: 'disableContainerInterface is a string',
+    field: 'disableContainerInterface',
+    conf: { disableContainerInterface: 'yes' },
+    msg: /disableContainerInterface/i,
+    needs: 'disableContainerInterface',
+  },
   { name: 'vlanTrunk is a string', field: 'vlanTrunk', conf: { vlanTrunk: 'yes' }, msg: /vlanTrunk/i, needs: 'vlanTrunk' },
   { name: 'ipMasqBackend is a number', field: 'ipMasqBackend', conf: { ipMasq: true, ipMasqBackend: 5 }, msg: /ipMasqBackend/i, needs: 'ipMasqBackend' },
   {
-    name: 'disableContainerInterface with IPAM', field: 'disableContainerInterface',
+    name: 'disableContainerInterface with IPAM',
+    field: 'disableContainerInterface',
     conf: (d) => ({ ...ipam(v4({}))(d), disableContainerInterface: true }),
     msg: /cannot use IPAM when DisableContainerInterface flag is set/,
     needs: 'disableContainerInterface',
     addOnly: true,
   },
   { name: 'subnet with host bits', conf: ipam([[{ subnet: '10.244.0.5/24' }]]), msg: /host bits set/, ipamStage: true, field: 'ipam.ranges' },
-  { name: 'subnet too small', conf: ipam([[{ subnet: '10.244.0.0/31' }]]), msg: /Network 10\.244\.0\.0\/31 too small to allocate from/, ipamStage: true, field: 'ipam.ranges' },
+  {
+    name: 'subnet too small',
+    conf: ipam([[{ subnet: '10.244.0.0/31' }]]),
+    msg: /Network 10\.244\.0\.0\/31 too small to allocate from/,
+    ipamStage: true,
+    field: 'ipam.ranges',
+  },
   { name: 'subnet not a CIDR', conf: ipam([[{ subnet: 'banana' }]]), msg: /banana/, ipamStage: true, field: 'ipam.ranges' },
-  { name: 'rangeStart outside the subnet', conf: ipam(v4({ rangeStart: '10.245.0.5' })), msg: /RangeStart 10\.245\.0\.5 not in network 10\.244\.0\.0\/24/, ipamStage: true, field: 'ipam.ranges' },
-  { name: 'rangeEnd outside the subnet', conf: ipam(v4({ rangeEnd: '10.245.0.5' })), msg: /RangeEnd 10\.245\.0\.5 not in network 10\.244\.0\.0\/24/, ipamStage: true, field: 'ipam.ranges' },
-  { name: 'mixed families in one range set', conf: ipam([[{ subnet: POD_V4.subnet }, { subnet: 'fd00::/64' }]]), msg: /mixed address families/, ipamStage: true, field: 'ipam.ranges' },
-  { name: 'overlapping ranges in a set', conf: ipam([[{ subnet: POD_V4.subnet }, { subnet: '10.244.0.0/25' }]]), msg: /overlap/, ipamStage: true, field: 'ipam.ranges' },
-  { name: 'overlapping range sets', conf: ipam([[{ subnet: POD_V4.subnet }], [{ subnet: '10.244.0.0/25' }]]), msg: /range set 0 overlaps with 1/, ipamStage: true, field: 'ipam.ranges' },
+  {
+    name: 'rangeStart outside the subnet',
+    conf: ipam(v4({ rangeStart: '10.245.0.5' })),
+    msg: /RangeStart 10\.245\.0\.5 not in network 10\.244\.0\.0\/24/,
+    ipamStage: true,
+    field: 'ipam.ranges',
+  },
+  {
+    name: 'rangeEnd outside the subnet',
+    conf: ipam(v4({ rangeEnd: '10.245.0.5' })),
+    msg: /RangeEnd 10\.245\.0\.5 not in network 10\.244\.0\.0\/24/,
+    ipamStage: true,
+    field: 'ipam.ranges',
+  },
+  {
+    name: 'mixed families in one range set',
+    conf: ipam([[{ subnet: POD_V4.subnet }, { subnet: 'fd00::/64' }]]),
+    msg: /mixed address families/,
+    ipamStage: true,
+    field: 'ipam.ranges',
+  },
+  {
+    name: 'overlapping ranges in a set',
+    conf: ipam([[{ subnet: POD_V4.subnet }, { subnet: '10.244.0.0/25' }]]),
+    msg: /overlap/,
+    ipamStage: true,
+    field: 'ipam.ranges',
+  },
+  {
+    name: 'overlapping range sets',
+    conf: ipam([[{ subnet: POD_V4.subnet }], [{ subnet: '10.244.0.0/25' }]]),
+    msg: /range set 0 overlaps with 1/,
+    ipamStage: true,
+    field: 'ipam.ranges',
+  },
   { name: 'empty ranges', conf: ipam([]), msg: /no IP ranges specified/, ipamStage: true, field: 'ipam.ranges' },
   { name: 'no ranges at all', conf: ipam(undefined), msg: /no IP ranges specified/, ipamStage: true, field: 'ipam.ranges' },
   {
@@ -100,12 +175,14 @@ function confOf(c: Case, dataDir: string): Record<string, unknown> {
 async function limit<T, R>(items: readonly T[], n: number, fn: (x: T) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array(items.length);
   let next = 0;
-  await Promise.all(Array.from({ length: n }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i] as T);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: n }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await fn(items[i] as T);
+      }
+    }),
+  );
   return out;
 }
 
@@ -142,7 +219,10 @@ t.test(`[${impl.label}] DEL refuses a bad bridge config with code 7 naming the f
   const pod = await makePod(t);
   const delCases = cases.filter((c) => !c.addOnly && !c.ipamStage && c.cniArgs === undefined && (c.needs === undefined || impl.lacks(c.needs) === false));
   t.equal(delCases.length, impl.isGoBinary ? delCases.length : 19, 'every bridge-field case (ours has every feature)');
-  const outcomes = await limit(delCases, 4, async (c) => ({ c, r: await runBridge(impl.dir, node.name, 'DEL', confOf(c, dataDir), { ns: pod, id: 'bad-del' }) }));
+  const outcomes = await limit(delCases, 4, async (c) => ({
+    c,
+    r: await runBridge(impl.dir, node.name, 'DEL', confOf(c, dataDir), { ns: pod, id: 'bad-del' }),
+  }));
   for (const { c, r } of outcomes) {
     t.test(c.name, async (t) => {
       t.equal(r.code, 1, `DEL exits 1: ${r.stdout.trim()}`);

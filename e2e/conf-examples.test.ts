@@ -25,7 +25,10 @@ function withDataDir(list: { plugins: Record<string, unknown>[] }, dataDir: stri
   return { ...list, plugins };
 }
 
-interface IpAddr { ifname: string; addr_info: { local: string; prefixlen: number }[] }
+interface IpAddr {
+  ifname: string;
+  addr_info: { local: string; prefixlen: number }[];
+}
 
 // What a runtime passes for the capabilities a list declares (libcni turns them into each
 // plugin's runtimeConfig): a Kubernetes pod with the 10M bandwidth annotations and one
@@ -51,21 +54,29 @@ for (const file of files) {
     await run('ip', ['-n', node.name, 'link', 'set', 'lo', 'up']);
     const pod = await makeNetns(t, 'expod');
     const containerId = `ex-${process.pid}`;
-    const a = attachment(withDataDir(original, dataDir), { containerId, netns: pod.path, ifname: 'eth0', capabilityArgs: CAPABILITY_ARGS }, { nodeNetns: node.name });
+    const a = attachment(
+      withDataDir(original, dataDir),
+      { containerId, netns: pod.path, ifname: 'eth0', capabilityArgs: CAPABILITY_ARGS },
+      { nodeNetns: node.name },
+    );
 
     const result = await a.add();
     t.equal(result.cniVersion, a.list.cniVersion, 'ADD result is in the list version');
     const podAddrs = (await ipJson<IpAddr[]>(pod.name, ['addr', 'show'])).flatMap((l) => l.addr_info.map((i) => `${i.local}/${i.prefixlen}`));
     for (const ip of result.ips ?? []) t.ok(podAddrs.includes(ip.address), `pod has ${ip.address}`);
 
-    const shaped = original.plugins.some((p: Record<string, unknown>) => p['type'] === 'bandwidth' && (p['capabilities'] as Record<string, unknown> | undefined)?.['bandwidth'] === true);
+    const shaped = original.plugins.some(
+      (p: Record<string, unknown>) => p['type'] === 'bandwidth' && (p['capabilities'] as Record<string, unknown> | undefined)?.['bandwidth'] === true,
+    );
     if (shaped) {
       const ifb = (result.interfaces as { name: string }[]).at(-1)?.name ?? '';
       t.match(ifb, /^bwp[0-9a-f]{12}$/, 'the bandwidth capability reached the plugin: an ifb ends the result');
       const tbf = JSON.parse(await run('tc', ['-n', node.name, '-j', 'qdisc', 'show', 'dev', ifb])) as { kind: string; options: { rate: number } }[];
       t.match(tbf, [{ kind: 'tbf', options: { rate: 1_250_000 } }], 'egress tbf at 10 Mbit/s');
     }
-    const mapped = original.plugins.some((p: Record<string, unknown>) => p['type'] === 'portmap' && (p['capabilities'] as Record<string, unknown> | undefined)?.['portMappings'] === true);
+    const mapped = original.plugins.some(
+      (p: Record<string, unknown>) => p['type'] === 'portmap' && (p['capabilities'] as Record<string, unknown> | undefined)?.['portMappings'] === true,
+    );
     if (mapped) {
       // The node reaches the pod through the hostPort on its own gateway address.
       const gateway = (result.ips ?? [])[0]?.gateway as string;
@@ -78,7 +89,9 @@ for (const file of files) {
     if (mapped) t.same(await portmapRulesOf(node.name, a.list.name, containerId), [], 'after DEL no port mapping rule is left');
     const links = (await ipJson<{ ifname: string }[]>(pod.name, ['link', 'show'])).map((l) => l.ifname);
     t.same(links, ['lo'], 'after DEL the pod has only lo');
-    const leftovers = readdirSync(dataDir, { recursive: true }).map(String).filter((f) => /\d+\.\d+\.\d+\.\d+$|:/.test(f));
+    const leftovers = readdirSync(dataDir, { recursive: true })
+      .map(String)
+      .filter((f) => /\d+\.\d+\.\d+\.\d+$|:/.test(f));
     t.same(leftovers, [], 'after DEL no address is allocated');
     await t.resolves(a.del(), 'DEL again succeeds');
   });

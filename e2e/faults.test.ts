@@ -117,7 +117,9 @@ t.test('bridge: names a Linux interface cannot have are refused before anything 
     t.match(r.json, { code: 7, msg: /^invalid bridge name/, details: /^bridge: / }, `bridge ${JSON.stringify(bad)}: code 7 (${r.stdout.trim()})`);
   }
   for (const bad of ['eth\u00e0', 'eth\u2003']) {
-    const r = await timedExec([DIST_BIN, 'bridge'], env('ADD', pod.path, { ifname: bad }), JSON.stringify(validConf('bridge', dataDir)), { nodeNetns: node.name });
+    const r = await timedExec([DIST_BIN, 'bridge'], env('ADD', pod.path, { ifname: bad }), JSON.stringify(validConf('bridge', dataDir)), {
+      nodeNetns: node.name,
+    });
     t.match(r.json, { code: 4, msg: /interface name contains/ }, `CNI_IFNAME ${JSON.stringify(bad)}: code 4`);
   }
   t.equal(await snapshot(node.name, pod.name, dataDir), before, 'node, pod and dataDir unchanged');
@@ -153,7 +155,9 @@ for (const plugin of ['loopback', 'bridge', 'host-local', 'static']) {
         t.notMatch(r.stdout + r.stderr, /Maximum call stack|RangeError|\n\s+at /, `${verb}, ${where} at 10,000 levels: no stack overflow`);
         t.ok(r.code === 0 || (r.code === 1 && typeof r.json?.code === 'number'), `${verb}, ${where}: a CNI answer (${r.stdout.trim().slice(0, 120)})`);
       }
-      const over = await timedExec([DIST_BIN, plugin], env('ADD', pod.path), withDeep(put(validConf(plugin, dataDir), DEEP), levels + 1), { nodeNetns: node.name });
+      const over = await timedExec([DIST_BIN, plugin], env('ADD', pod.path), withDeep(put(validConf(plugin, dataDir), DEEP), levels + 1), {
+        nodeNetns: node.name,
+      });
       t.match(over.json, { code: 6, msg: /exceeded max depth/ }, `${where} at 10,001 levels: code 6`);
     }
   });

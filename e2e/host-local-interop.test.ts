@@ -42,7 +42,7 @@ t.test('each releases what the other allocated, also CHECKs it', { skip }, async
   }
 });
 
-t.test('round-robin continues from the other one\'s last_reserved_ip', { skip }, async (t) => {
+t.test("round-robin continues from the other one's last_reserved_ip", { skip }, async (t) => {
   const dataDir = tempDir(t);
   const dir = join(dataDir, 'iop-net');
   const c = conf(dataDir, '1.0.0', [[{ subnet: '10.17.0.0/24' }], [{ subnet: 'fd00:17::/64' }]]);
@@ -55,7 +55,10 @@ t.test('round-robin continues from the other one\'s last_reserved_ip', { skip },
     // Release the first one right away: round-robin must not hand it out again.
     if (i === 0) t.equal((await run(bin === OURS ? THEIRS : OURS, 'DEL', 'rr-0', c)).code, 0);
   }
-  t.same(got, [2, 3, 4, 5, 6, 7].map((n) => `10.17.0.${n}/24 fd00:17::${n}/64`));
+  t.same(
+    got,
+    [2, 3, 4, 5, 6, 7].map((n) => `10.17.0.${n}/24 fd00:17::${n}/64`),
+  );
   t.equal(readFileSync(join(dir, 'last_reserved_ip.0'), 'latin1'), '10.17.0.7');
   t.equal(readFileSync(join(dir, 'last_reserved_ip.1'), 'latin1'), 'fd00:17::7');
 });

@@ -14,7 +14,11 @@ t.test(`${N} parallel ADDs get ${N} distinct addresses; ${N} parallel DELs relea
   const dataDir = tempDir(t);
   const dir = join(dataDir, 'par-net');
   // Dual-stack: each ADD takes the lock for two reservations.
-  const conf = { cniVersion: '1.1.0', name: 'par-net', ipam: { type: 'host-local', dataDir, ranges: [[{ subnet: '10.15.0.0/24' }], [{ subnet: 'fd00:15::/64' }]] } };
+  const conf = {
+    cniVersion: '1.1.0',
+    name: 'par-net',
+    ipam: { type: 'host-local', dataDir, ranges: [[{ subnet: '10.15.0.0/24' }], [{ subnet: 'fd00:15::/64' }]] },
+  };
   const ids = Array.from({ length: N }, (_, i) => `par-${i}`);
   const env = (id: string) => ({ containerId: id, netns: ns.path, ifname: 'eth0' });
 

@@ -68,7 +68,12 @@ allVersionsRan(t, done, needsRoot);
 // Each config problem: code 7, the reference's exact message (checked against Debian's Go
 // plugin when present, which prints the same text as code 999), and the field's path.
 const bad: { name: string; ipam: Record<string, unknown>; extra?: Record<string, unknown>; msg: string; details: string | RegExp }[] = [
-  { name: '/31 refused', ipam: { ranges: [[{ subnet: '10.12.0.0/31' }]] }, msg: 'invalid range set 0: Network 10.12.0.0/31 too small to allocate from', details: 'ipam.ranges[0][0].subnet' },
+  {
+    name: '/31 refused',
+    ipam: { ranges: [[{ subnet: '10.12.0.0/31' }]] },
+    msg: 'invalid range set 0: Network 10.12.0.0/31 too small to allocate from',
+    details: 'ipam.ranges[0][0].subnet',
+  },
   {
     name: 'host bits',
     ipam: { ranges: [[{ subnet: '10.12.0.0/24' }], [{ subnet: 'fd00:12::1/64' }]] },
@@ -88,7 +93,12 @@ const bad: { name: string; ipam: Record<string, unknown>; extra?: Record<string,
     details: 'ipam.ranges[0][0].rangeStart',
   },
   { name: 'empty set', ipam: { ranges: [[]] }, msg: 'invalid range set 0: empty range set', details: 'ipam.ranges[0]' },
-  { name: 'no subnet', ipam: { ranges: [[{ gateway: '10.12.0.1' }]] }, msg: 'invalid range set 0: IP <nil> not v4 nor v6', details: 'ipam.ranges[0][0].subnet' },
+  {
+    name: 'no subnet',
+    ipam: { ranges: [[{ gateway: '10.12.0.1' }]] },
+    msg: 'invalid range set 0: IP <nil> not v4 nor v6',
+    details: 'ipam.ranges[0][0].subnet',
+  },
   {
     name: 'mixed families',
     ipam: { ranges: [[{ subnet: '10.12.0.0/24' }, { subnet: 'fd00:12::/64' }]] },
@@ -147,13 +157,19 @@ for (const b of bad) {
 }
 
 t.test('a network without ipam: code 7 and the reference message', { skip: needsRoot }, async (t) => {
-  const r = await execPlugin('host-local', { command: 'ADD', containerId: 'c1', netns: '/run/netns/cnits-none', ifname: 'eth0' }, { cniVersion: '1.0.0', name: 'n' });
+  const r = await execPlugin(
+    'host-local',
+    { command: 'ADD', containerId: 'c1', netns: '/run/netns/cnits-none', ifname: 'eth0' },
+    { cniVersion: '1.0.0', name: 'n' },
+  );
   t.match(r.json, { code: 7, msg: "IPAM config missing 'ipam' key", details: 'ipam' });
 });
 
 t.test('STATUS: fine until the range is exhausted, then code 50 naming the set', { skip: needsRoot }, async (t) => {
   const dataDir = tempDir(t);
-  const conf = hostLocal(dataDir, '1.1.0', { ranges: [[{ subnet: 'fd00:13::/64' }], [{ subnet: '10.13.0.0/24', rangeStart: '10.13.0.20', rangeEnd: '10.13.0.21' }]] });
+  const conf = hostLocal(dataDir, '1.1.0', {
+    ranges: [[{ subnet: 'fd00:13::/64' }], [{ subnet: '10.13.0.0/24', rangeStart: '10.13.0.20', rangeEnd: '10.13.0.21' }]],
+  });
   const status = () => execPlugin('host-local', { command: 'STATUS' }, conf);
   t.equal((await status()).code, 0, 'fresh network: available');
   for (const id of ['a', 'b']) {
@@ -186,6 +202,8 @@ t.test('GC: 10 attachments, 4 still valid → 6 released, 4 kept', { skip: needs
   const gc = await execPlugin('host-local', { command: 'GC' }, { ...conf, 'cni.dev/valid-attachments': valid, 'cni.dev/attachments': valid });
   t.equal(gc.code, 0, gc.stdout);
   t.equal(gc.stdout, '');
-  const left = ipFiles(dataDir, 'hl-net').map((f) => readFileSync(join(dir, f), 'latin1').split('\r\n')[0]).sort();
+  const left = ipFiles(dataDir, 'hl-net')
+    .map((f) => readFileSync(join(dir, f), 'latin1').split('\r\n')[0])
+    .sort();
   t.same(left, ['gc-1', 'gc-4', 'gc-7', 'gc-9']);
 });

@@ -74,13 +74,29 @@ if (isRoot) {
     t.not(host, target);
     t.equal(ns.ino, target, 'Netns.ino is the namespace inode');
 
-    t.equal(withNetns(ns.fd, () => selfIno()), target, 'inside');
+    t.equal(
+      withNetns(ns.fd, () => selfIno()),
+      target,
+      'inside',
+    );
     t.equal(selfIno(), host, 'back');
 
-    t.throws(() => withNetns(ns.fd, () => { throw new RangeError('from the callback'); }), RangeError);
+    t.throws(
+      () =>
+        withNetns(ns.fd, () => {
+          throw new RangeError('from the callback');
+        }),
+      RangeError,
+    );
     t.equal(selfIno(), host, 'restored after a throw');
 
-    t.throws(() => ns.run(() => { throw new Error('boom'); }), { message: 'boom' });
+    t.throws(
+      () =>
+        ns.run(() => {
+          throw new Error('boom');
+        }),
+      { message: 'boom' },
+    );
     t.equal(selfIno(), host, 'restored after a throw through Netns.run');
 
     t.throws(() => withNetns(9999, () => 1), { code: 'EBADF' }, 'a bad fd never runs the callback');
@@ -89,8 +105,16 @@ if (isRoot) {
     const hostNs = Netns.host();
     t.teardown(() => hostNs.close());
     t.equal(hostNs.ino, host);
-    t.equal(ns.run(() => hostNs.run(() => selfIno())), host, 'host.run nested in a container run goes back to the host');
-    t.equal(hostNs.run(() => ns.run(() => selfIno())), target, 'and the other way');
+    t.equal(
+      ns.run(() => hostNs.run(() => selfIno())),
+      host,
+      'host.run nested in a container run goes back to the host',
+    );
+    t.equal(
+      hostNs.run(() => ns.run(() => selfIno())),
+      target,
+      'and the other way',
+    );
     t.equal(selfIno(), host);
 
     t.throws(() => ns.run(async () => 1), TypeError, 'async callbacks are refused');
@@ -100,7 +124,11 @@ if (isRoot) {
   t.test('links: lo in a new netns', async (t) => {
     const { ns, name } = await openTestNetns(t);
     const links = await listLinks(ns);
-    t.same(links.map((l) => l.name), ['lo'], 'the socket talks to the container netns');
+    t.same(
+      links.map((l) => l.name),
+      ['lo'],
+      'the socket talks to the container netns',
+    );
     const lo = await getLinkByName(ns, 'lo');
     t.match(lo, { index: 1, name: 'lo', up: false, operState: 'DOWN', mtu: 65536, mac: '00:00:00:00:00:00' });
     t.notOk(lo && 'kind' in lo, 'lo has no kind');
@@ -114,13 +142,16 @@ if (isRoot) {
     t.match(await getLinkByIndex(ns, 1), { up: true, operState: 'UNKNOWN' });
 
     const addrs = await listAddresses(ns, { index: 1 });
+    t.same(addrs.map((a) => `${a.address}/${a.prefixLen}`).sort(), ['127.0.0.1/8', '::1/128'], 'kernel adds the loopback addresses once lo is up');
     t.same(
-      addrs.map((a) => `${a.address}/${a.prefixLen}`).sort(),
-      ['127.0.0.1/8', '::1/128'],
-      'kernel adds the loopback addresses once lo is up',
+      addrs.map((a) => a.scope),
+      [254, 254],
+      'host scope',
     );
-    t.same(addrs.map((a) => a.scope), [254, 254], 'host scope');
-    t.same((await listAddresses(ns, { family: 6 })).map((a) => a.address), ['::1']);
+    t.same(
+      (await listAddresses(ns, { family: 6 })).map((a) => a.address),
+      ['::1'],
+    );
     t.same(await listAddresses(ns, { index: 2 }), []);
 
     await setLinkMtu(ns, 1, 9000);
@@ -140,10 +171,7 @@ if (isRoot) {
     const got = await listAddresses(ns, { index: 1 });
     t.ok(got.some((a) => a.family === 4 && a.address === '10.250.0.7' && a.prefixLen === 24 && a.scope === 0));
     t.ok(got.some((a) => a.family === 6 && a.address === 'fd00:250::7' && a.prefixLen === 64));
-    const [ipLo] = await ipJson<{ addr_info: { local: string; broadcast?: string }[] }[]>(
-      name,
-      ['addr', 'show', 'lo'],
-    );
+    const [ipLo] = await ipJson<{ addr_info: { local: string; broadcast?: string }[] }[]>(name, ['addr', 'show', 'lo']);
     t.equal(ipLo?.addr_info.find((a) => a.local === '10.250.0.7')?.broadcast, '10.250.0.255', 'IPv4 broadcast set like the reference');
     await t.rejects(addAddress(ns, 1, '10.250.0.7/24'), { code: 'EEXIST', message: 'file exists' });
     await t.rejects(addAddress(ns, 1, '10.250.0.7'), TypeError);
@@ -153,7 +181,10 @@ if (isRoot) {
     }
     await delAddress(ns, 4242, '10.250.0.7/24');
     const left = await listAddresses(ns, { index: 1 });
-    t.notOk(left.some((a) => a.address === '10.250.0.7' || a.address === 'fd00:250::7'), 'both gone');
+    t.notOk(
+      left.some((a) => a.address === '10.250.0.7' || a.address === 'fd00:250::7'),
+      'both gone',
+    );
   });
 
   t.test('sysctls are read and written inside the netns only', async (t) => {

@@ -6,7 +6,10 @@ import { execPlugin } from './helpers/plugins.ts';
 import { ipJson, needsRoot } from './helpers/sh.ts';
 import { allVersionsRan, hasCheck, ipsCarryVersion, isPre030, SPEC_VERSIONS } from './helpers/spec-versions.ts';
 
-interface IpLink { ifname: string; flags: string[] }
+interface IpLink {
+  ifname: string;
+  flags: string[];
+}
 async function loIsUp(ns: string): Promise<boolean> {
   const [lo] = await ipJson<IpLink[]>(ns, ['link', 'show', 'lo']);
   return lo?.flags.includes('UP') ?? false;

@@ -51,7 +51,12 @@ async function natLines(ns: string, family: 4 | 6): Promise<string[]> {
 /** `nft list table …` without the indentation, or undefined when the table does not exist (nft failing otherwise throws). */
 async function nftTable(ns: string, family: string, table: string): Promise<string[] | undefined> {
   const out = await nftListing(ns, family, table);
-  return out === '' ? undefined : out.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  return out === ''
+    ? undefined
+    : out
+        .split('\n')
+        .map((l) => l.trim())
+        .filter((l) => l !== '');
 }
 
 interface NftItem {
@@ -171,9 +176,10 @@ t.test('nftables backend, dual stack: the reference table; teardown removes only
 
   await nfOk(t, ns, [teardown(a)]);
   const left = (await nftTable(ns, 'inet', 'cni_plugins_masquerade'))!;
-  t.same(left.filter((l) => l.includes('masquerade comment')), [
-    `ip saddr 10.22.0.6 ip daddr != 10.22.0.0/16 masquerade comment "${nftMasqComment('testnet', 'eth0', 'c2')}"`,
-  ]);
+  t.same(
+    left.filter((l) => l.includes('masquerade comment')),
+    [`ip saddr 10.22.0.6 ip daddr != 10.22.0.0/16 masquerade comment "${nftMasqComment('testnet', 'eth0', 'c2')}"`],
+  );
   await nfOk(t, ns, [teardown(b), teardown(b)], { sequential: true });
   // Like the reference, the table, both chains and the postrouting rules stay.
   t.same(await nftTable(ns, 'inet', 'cni_plugins_masquerade'), [...NF_HEADER, ...NF_POSTROUTING]);
@@ -234,7 +240,11 @@ t.test('50 parallel setups in 5 processes leave one consistent table per backend
     );
   for (const backend of ['nftables', 'iptables']) {
     const outs = await Promise.all(batches(backend, 'setup').map((ops) => nf(ns, ops)));
-    t.same(outs.flat().filter((o) => !o.ok), [], `${backend}: all 50 setups succeed`);
+    t.same(
+      outs.flat().filter((o) => !o.ok),
+      [],
+      `${backend}: all 50 setups succeed`,
+    );
   }
   const items = await nftItems(ns);
   const rulesIn = (chain: string) => items.filter((i) => i.rule?.table === 'cni_plugins_masquerade' && i.rule.chain === chain);
@@ -249,7 +259,11 @@ t.test('50 parallel setups in 5 processes leave one consistent table per backend
   }
 
   const outs = await Promise.all([...batches('nftables', 'teardown'), ...batches('iptables', 'teardown')].map((ops) => nf(ns, ops)));
-  t.same(outs.flat().filter((o) => !o.ok), [], 'all 100 teardowns succeed');
+  t.same(
+    outs.flat().filter((o) => !o.ok),
+    [],
+    'all 100 teardowns succeed',
+  );
   t.same(await natLines(ns, 4), []);
   t.same(await natLines(ns, 6), []);
   t.same(await nftTable(ns, 'inet', 'cni_plugins_masquerade'), [...NF_HEADER, ...NF_POSTROUTING]);
@@ -280,7 +294,15 @@ t.test('macspoofchk: the reference layout in bridge nat; teardown leaves the tab
   t.same(await nftTable(ns, 'bridge', 'nat'), SPOOF_TABLE);
   await nfOk(t, ns, [{ fn: 'setupMacSpoofCheck', target }]);
   t.same(await nftTable(ns, 'bridge', 'nat'), SPOOF_TABLE, 'a repeated setup leaves one copy of every rule');
-  await nfOk(t, ns, [{ fn: 'setupMacSpoofCheck', target: other }, { fn: 'teardownMacSpoofCheck', target: other }], { sequential: true });
+  await nfOk(
+    t,
+    ns,
+    [
+      { fn: 'setupMacSpoofCheck', target: other },
+      { fn: 'teardownMacSpoofCheck', target: other },
+    ],
+    { sequential: true },
+  );
   t.same(await nftTable(ns, 'bridge', 'nat'), SPOOF_TABLE, 'another attachment comes and goes without touching ours');
   const del = { fn: 'teardownMacSpoofCheck', target: { containerId: 'c1', ifname: 'eth0' } };
   await nfOk(t, ns, [del]);
@@ -298,9 +320,16 @@ t.test('bad tokens are refused before anything runs', async (t) => {
     { fn: 'setupMacSpoofCheck', target: { containerId: 'c1', ifname: 'eth0', hostIfname: 'veth"x', mac: '0a:58:0a:16:00:05' } },
     { fn: 'setupMacSpoofCheck', target: { containerId: 'c1', ifname: 'eth0', hostIfname: 'veth1', mac: '0a:58:0a:16:00:05 drop' } },
   ]);
-  t.same(out.map((o) => o.ok), [false, false, false, false, false]);
+  t.same(
+    out.map((o) => o.ok),
+    [false, false, false, false, false],
+  );
   t.same(await natLines(ns, 4), []);
-  t.same((await nftItems(ns)).filter((i) => i.table), [], 'no table was created');
+  t.same(
+    (await nftItems(ns)).filter((i) => i.table),
+    [],
+    'no table was created',
+  );
 });
 
 t.test('missing tools: setup names the backend and tool; teardown skips what cannot exist', async (t) => {
@@ -348,7 +377,11 @@ t.test('interop: what the Go bridge v1.1.1 sets up, our teardown removes', async
   const result = await goBridge(t, node, pod, 'ADD', goConf(data, true));
   const ip: string = result.ips[0].address;
   const chain = masqChainName('interop', 'ctr1');
-  t.same((await natLines(node, 4)).filter((l) => l.startsWith(':')), [`:${chain} - [0:0]`], 'Go made the chain we compute');
+  t.same(
+    (await natLines(node, 4)).filter((l) => l.startsWith(':')),
+    [`:${chain} - [0:0]`],
+    'Go made the chain we compute',
+  );
   t.match((await nftTable(node, 'bridge', 'nat'))?.join('\n'), 'jump cni-br-iface-ctr1-eth0 comment "macspoofchk-ctr1-eth0"');
 
   await nfOk(t, node, [
@@ -385,11 +418,16 @@ t.test('cost per call (median of 10, ms)', async (t) => {
   const ns = (await makeNetns(t, 'nf')).name;
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const rows: string[] = [];
-  for (const [label, ips] of [['v4', ['10.5.0.5/16']], ['dual', ['10.5.0.5/16', 'fd05::5/64']]] as const) {
+  for (const [label, ips] of [
+    ['v4', ['10.5.0.5/16']],
+    ['dual', ['10.5.0.5/16', 'fd05::5/64']],
+  ] as const) {
     for (const backend of ['iptables', 'nftables']) {
       const targets = Array.from({ length: 10 }, (_, i) => tgt(`m${i}`, [...ips]));
       const out = await nfOk(t, ns, [...targets.map((x) => setup(backend, x)), ...targets.map(teardown)], { sequential: true });
-      rows.push(`${backend} ${label}: setup ${median(out.slice(0, 10).map((o) => o.ms)).toFixed(1)}, teardown ${median(out.slice(10).map((o) => o.ms)).toFixed(1)}`);
+      rows.push(
+        `${backend} ${label}: setup ${median(out.slice(0, 10).map((o) => o.ms)).toFixed(1)}, teardown ${median(out.slice(10).map((o) => o.ms)).toFixed(1)}`,
+      );
     }
   }
   const spoof = Array.from({ length: 10 }, (_, i) => ({ containerId: `m${i}`, ifname: 'eth0', hostIfname: `veth${i}`, mac: '0a:58:0a:16:00:05' }));

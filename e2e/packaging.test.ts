@@ -33,7 +33,13 @@ t.test('copied alone into an empty directory, ADD works and natives land in the 
   const before = files.map((f) => statSync(join(nativeDir, f)).ino);
   const second = await execPlugin('loopback', { ...env, command: 'CHECK' }, { ...conf, prevResult: first.json }, bin);
   t.equal(second.code, 0, second.stdout);
-  t.same(readdirSync(nativeDir).sort().map((f) => statSync(join(nativeDir, f)).ino), before, 'second run reuses the files');
+  t.same(
+    readdirSync(nativeDir)
+      .sort()
+      .map((f) => statSync(join(nativeDir, f)).ino),
+    before,
+    'second run reuses the files',
+  );
 });
 
 t.test('a state dir writable by others is refused, and nothing is written there', { skip: needsRoot }, async (t) => {
@@ -41,7 +47,12 @@ t.test('a state dir writable by others is refused, and nothing is written there'
   mkdirSync(nativeDir);
   chmodSync(nativeDir, 0o777);
   const ns = await makeNetns(t, 'pkg');
-  const r = await execPlugin('loopback', { command: 'ADD', containerId: 'c1', netns: ns.path, ifname: 'eth0', baseEnv: { PATH: '/usr/bin:/bin', CNI_TS_NATIVE_DIR: nativeDir } }, conf, bin);
+  const r = await execPlugin(
+    'loopback',
+    { command: 'ADD', containerId: 'c1', netns: ns.path, ifname: 'eth0', baseEnv: { PATH: '/usr/bin:/bin', CNI_TS_NATIVE_DIR: nativeDir } },
+    conf,
+    bin,
+  );
   t.equal(r.code, 1);
   t.match(r.json, { code: 999, msg: /writable by group or others/ });
   t.same(readdirSync(nativeDir), [], 'no native was extracted');
@@ -79,9 +90,18 @@ t.test('first use by many plugins at once: every one loads its natives', { skip:
   const nss = await Promise.all(Array.from({ length: 8 }, () => makeNetns(t, 'pkg')));
   const runs = await Promise.all(
     nss.map((ns, i) =>
-      execPlugin('loopback', { command: 'ADD', containerId: `c${i}`, netns: ns.path, ifname: 'eth0', baseEnv: { PATH: '/usr/bin:/bin', CNI_TS_NATIVE_DIR: nativeDir } }, conf, bin),
+      execPlugin(
+        'loopback',
+        { command: 'ADD', containerId: `c${i}`, netns: ns.path, ifname: 'eth0', baseEnv: { PATH: '/usr/bin:/bin', CNI_TS_NATIVE_DIR: nativeDir } },
+        conf,
+        bin,
+      ),
     ),
   );
   runs.forEach((r, i) => t.equal(r.code, 0, `plugin ${i}: ${r.stdout}${r.stderr}`));
-  t.same(readdirSync(nativeDir).filter((f) => f.endsWith('.tmp')), [], 'no temp file is left');
+  t.same(
+    readdirSync(nativeDir).filter((f) => f.endsWith('.tmp')),
+    [],
+    'no temp file is left',
+  );
 });

@@ -28,8 +28,29 @@ async function runIn(t: Test, mounts: string[]) {
   const conf = join(dir, 'conf.json');
   const ipam = { type: 'host-local', dataDir: join(dir, 'data'), ranges: [[{ subnet: '10.81.0.0/24' }]] };
   writeFileSync(conf, JSON.stringify({ cniVersion: '1.0.0', name: 'ro', type: 'host-local', ipam }));
-  const env = ['CNI_COMMAND=ADD', 'CNI_CONTAINERID=ro1', 'CNI_NETNS=/var/tmp/none', 'CNI_IFNAME=eth0', `CNI_PATH=${DIST_BIN}`, 'PATH=/usr/sbin:/usr/bin:/sbin:/bin'];
-  const r = await tryRun('env', ['-i', ...env, 'unshare', '-m', '--propagation', 'private', 'sh', '-c', SCRIPT, 'sh', join(DIST_BIN, 'host-local'), mounts.join(' '), conf]);
+  const env = [
+    'CNI_COMMAND=ADD',
+    'CNI_CONTAINERID=ro1',
+    'CNI_NETNS=/var/tmp/none',
+    'CNI_IFNAME=eth0',
+    `CNI_PATH=${DIST_BIN}`,
+    'PATH=/usr/sbin:/usr/bin:/sbin:/bin',
+  ];
+  const r = await tryRun('env', [
+    '-i',
+    ...env,
+    'unshare',
+    '-m',
+    '--propagation',
+    'private',
+    'sh',
+    '-c',
+    SCRIPT,
+    'sh',
+    join(DIST_BIN, 'host-local'),
+    mounts.join(' '),
+    conf,
+  ]);
   const [out = '', state = ''] = r.stdout.split('@@state\n');
   let json: any;
   try {
@@ -43,8 +64,14 @@ async function runIn(t: Test, mounts: string[]) {
 t.test('read-only /var/lib/cni: natives and code cache go to /run/cni-ts/.native', { skip: needsRoot }, async (t) => {
   const r = await runIn(t, ['ro:/var/lib/cni', 'rw:/run/cni-ts']);
   t.match(r.json, { ips: [{ address: '10.81.0.2/24' }] }, `ADD works (${r.out.trim().slice(0, 200)} ${r.stderr})`);
-  t.ok(r.state.some((f) => /^cni_native-[0-9a-f]{16}\.node$/.test(f)), `the addon is in /run/cni-ts/.native: ${r.state.join(' ')}`);
-  t.ok(r.state.some((f) => f.endsWith('.jscache')), 'and the code cache');
+  t.ok(
+    r.state.some((f) => /^cni_native-[0-9a-f]{16}\.node$/.test(f)),
+    `the addon is in /run/cni-ts/.native: ${r.state.join(' ')}`,
+  );
+  t.ok(
+    r.state.some((f) => f.endsWith('.jscache')),
+    'and the code cache',
+  );
 });
 
 t.test('no writable state directory at all: natives load from an unnamed file, no cache', { skip: needsRoot }, async (t) => {

@@ -13,7 +13,10 @@ function conf(version: string, ipam: Record<string, unknown>, extra: Record<stri
 }
 
 const IPAM = {
-  addresses: [{ address: '10.20.0.5/24', gateway: '10.20.0.1' }, { address: 'fd00:20::5/64', gateway: 'fd00:20::1' }],
+  addresses: [
+    { address: '10.20.0.5/24', gateway: '10.20.0.1' },
+    { address: 'fd00:20::5/64', gateway: 'fd00:20::1' },
+  ],
   routes: [{ dst: '0.0.0.0/0' }, { dst: 'fd00:21::/64', gw: 'fd00:20::1' }],
   dns: { nameservers: ['10.20.0.53'], domain: 'example.org', search: ['example.org'], options: ['ndots:2'] },
 };
@@ -93,12 +96,31 @@ t.test('address sources: runtimeConfig.ips > args.cni.ips > addresses + CNI_ARGS
 t.test('errors: code 7, the reference message, the field', { skip: needsRoot }, async (t) => {
   const cases: [string, object, string, string?][] = [
     ['', { cniVersion: '1.0.0', name: 'n' }, "IPAM config missing 'ipam' key", 'ipam'],
-    ['', conf('1.0.0', { addresses: [{ address: '10.20.0.5' }] }), "the 'address' field is expected to be in CIDR notation, got: '10.20.0.5'", 'ipam.addresses[0].address'],
+    [
+      '',
+      conf('1.0.0', { addresses: [{ address: '10.20.0.5' }] }),
+      "the 'address' field is expected to be in CIDR notation, got: '10.20.0.5'",
+      'ipam.addresses[0].address',
+    ],
     ['IP=10.20.0.6', conf('1.0.0', {}), "the 'ip' field is expected to be in CIDR notation, got: '10.20.0.6'"],
     ['IP=10.20.0.6/24;GATEWAY=x', conf('1.0.0', {}), 'invalid gateway address: x'],
-    ['', conf('1.0.0', {}, { args: { cni: { ips: ['10.20.0.7'] } } }), "an entry in the 'ips' field is NOT in CIDR notation, got: '10.20.0.7'", 'args.cni.ips[0]'],
-    ['', conf('1.0.0', {}, { runtimeConfig: { ips: ['fd00::7'] } }), "an entry in the 'ips' field is NOT in CIDR notation, got: 'fd00::7'", 'runtimeConfig.ips[0]'],
-    ['', conf('0.2.0', { addresses: [{ address: '10.20.0.5/24' }, { address: '10.21.0.5/24' }] }), 'CNI version 0.2.0 does not support more than 1 address per family'],
+    [
+      '',
+      conf('1.0.0', {}, { args: { cni: { ips: ['10.20.0.7'] } } }),
+      "an entry in the 'ips' field is NOT in CIDR notation, got: '10.20.0.7'",
+      'args.cni.ips[0]',
+    ],
+    [
+      '',
+      conf('1.0.0', {}, { runtimeConfig: { ips: ['fd00::7'] } }),
+      "an entry in the 'ips' field is NOT in CIDR notation, got: 'fd00::7'",
+      'runtimeConfig.ips[0]',
+    ],
+    [
+      '',
+      conf('0.2.0', { addresses: [{ address: '10.20.0.5/24' }, { address: '10.21.0.5/24' }] }),
+      'CNI version 0.2.0 does not support more than 1 address per family',
+    ],
   ];
   for (const [args, c, msg, details] of cases) {
     const [ours, theirs] = await both(args, c);

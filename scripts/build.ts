@@ -28,9 +28,7 @@ const embedNatives: Plugin = {
   setup(b) {
     const nativesModule = join(root, 'lib', 'linux', 'natives');
     b.onResolve({ filter: /natives(\.ts)?$/ }, (args) =>
-      resolve(args.resolveDir, args.path).replace(/\.ts$/, '') === nativesModule
-        ? { path: 'natives', namespace: 'cni-natives' }
-        : undefined,
+      resolve(args.resolveDir, args.path).replace(/\.ts$/, '') === nativesModule ? { path: 'natives', namespace: 'cni-natives' } : undefined,
     );
     b.onResolve({ filter: /^node-gyp-build$/ }, () => ({ path: 'node-gyp-build', namespace: 'cni-natives' }));
     b.onLoad({ filter: /.*/, namespace: 'cni-natives' }, (args) => ({

@@ -28,5 +28,13 @@ t.test('a cycle is found once, from its smallest file; a diamond is no cycle', a
   ]);
   t.same(findCycles(g), [['x', 'y', 'z']]);
   t.same(findCycles(new Map([['self', ['self']]])), [['self']]);
-  t.same(findCycles(new Map([['a', ['b']], ['b', []]])), []);
+  t.same(
+    findCycles(
+      new Map([
+        ['a', ['b']],
+        ['b', []],
+      ]),
+    ),
+    [],
+  );
 });

@@ -16,11 +16,11 @@ const fs = require('node:fs');
 const path = require('node:path');
 const vm = require('node:vm');
 
-const PLUGIN = /*@@PLUGIN@@*/'';
-const BUNDLE_HASH = /*@@BUNDLE_HASH@@*/'';
+const PLUGIN = /*@@PLUGIN@@*/ '';
+const BUNDLE_HASH = /*@@BUNDLE_HASH@@*/ '';
 // {offset, length} of the base64 bundle, and per native {sha, size, offset, length}.
-const BUNDLE_AT = /*@@BUNDLE_AT@@*/{};
-const NATIVES = /*@@NATIVES@@*/{};
+const BUNDLE_AT = /*@@BUNDLE_AT@@*/ {};
+const NATIVES = /*@@NATIVES@@*/ {};
 
 function readPayload(at) {
   const fd = fs.openSync(__filename, 'r');
@@ -63,7 +63,11 @@ function mkdirAll(dir, mode) {
     if (d === path.dirname(d)) break;
   }
   for (const d of missing.reverse()) {
-    try { fs.mkdirSync(d, { mode }); } catch (e) { if (e.code !== 'EEXIST') throw e; }
+    try {
+      fs.mkdirSync(d, { mode });
+    } catch (e) {
+      if (e.code !== 'EEXIST') throw e;
+    }
   }
 }
 
@@ -77,7 +81,11 @@ function prepareDir(dir) {
   try {
     if (!fs.existsSync(dir)) {
       mkdirAll(path.dirname(dir), 0o755);
-      try { fs.mkdirSync(dir, { mode: 0o700 }); } catch (e) { if (e.code !== 'EEXIST') throw e; }
+      try {
+        fs.mkdirSync(dir, { mode: 0o700 });
+      } catch (e) {
+        if (e.code !== 'EEXIST') throw e;
+      }
     }
     state = 'ok';
   } catch (e) {
@@ -124,8 +132,12 @@ function writeAtomic(file, bytes) {
     fs.closeSync(fd);
     fs.renameSync(tmp, file);
   } catch (e) {
-    try { fs.closeSync(fd); } catch {}
-    try { fs.unlinkSync(tmp); } catch {}
+    try {
+      fs.closeSync(fd);
+    } catch {}
+    try {
+      fs.unlinkSync(tmp);
+    } catch {}
     throw e;
   }
 }

@@ -66,12 +66,17 @@ t.test('counts tests, not assertions; a skip counts once; a crashed file is a fa
 });
 
 t.test('a skip for any other reason fails the run', async (t) => {
-  const r = tally(`1..1\n# Subtest: x.test.ts\n    ok 1 - portIsolation # SKIP dist/bin/bridge does not know "portIsolation"\n    ok 2 - other\n    1..2\nok 1 - x.test.ts\n`);
+  const r = tally(
+    `1..1\n# Subtest: x.test.ts\n    ok 1 - portIsolation # SKIP dist/bin/bridge does not know "portIsolation"\n    ok 2 - other\n    1..2\nok 1 - x.test.ts\n`,
+  );
   t.same([r.passed, r.failed, r.skipped], [1, 1, 0]);
 });
 
 t.test('steps before the tests count as tests; no output at all is a failure', async (t) => {
-  const r = tally('', [['typecheck', 0], ['lint', 2]]);
+  const r = tally('', [
+    ['typecheck', 0],
+    ['lint', 2],
+  ]);
   t.same([r.passed, r.failed, r.skipped], [1, 2, 0]);
   t.same(r.failures, ['lint (exit 2)', 'no test output']);
 });

@@ -107,26 +107,55 @@ function jsonCases(t: Target, rng: Rng): Case[] {
     const raw = (text: string | ((c: RunCtx) => string)) => ({ stdin: typeof text === 'string' ? () => text : text });
     for (let k = 0; k < 3; k++) {
       const cut = rng.next();
-      out.push(mk({ t, verb, cls: 'broken JSON', detail: `truncated@${cut.toFixed(3)}` }, code(6), raw((c) => {
-        const s = JSON.stringify(validConfig(t, verb, c));
-        return s.slice(0, Math.max(1, Math.floor(cut * (s.length - 1))));
-      })));
+      out.push(
+        mk(
+          { t, verb, cls: 'broken JSON', detail: `truncated@${cut.toFixed(3)}` },
+          code(6),
+          raw((c) => {
+            const s = JSON.stringify(validConfig(t, verb, c));
+            return s.slice(0, Math.max(1, Math.floor(cut * (s.length - 1))));
+          }),
+        ),
+      );
     }
     const garbage = Array.from({ length: 64 }, () => String.fromCharCode(0x21 + rng.int(90))).join('');
     out.push(mk({ t, verb, cls: 'broken JSON', detail: 'garbage' }, code(6), raw(`x${garbage}`)));
     out.push(mk({ t, verb, cls: 'broken JSON', detail: 'empty stdin' }, code(6), raw('')));
-    out.push(mk({ t, verb, cls: 'broken JSON', detail: 'trailing data' }, code(6), raw((c) => `${JSON.stringify(validConfig(t, verb, c))} {}`)));
-    for (const [name, text] of [['array', '[]'], ['string', '"x"'], ['number', '5'], ['true', 'true']] as const) {
+    out.push(
+      mk(
+        { t, verb, cls: 'broken JSON', detail: 'trailing data' },
+        code(6),
+        raw((c) => `${JSON.stringify(validConfig(t, verb, c))} {}`),
+      ),
+    );
+    for (const [name, text] of [
+      ['array', '[]'],
+      ['string', '"x"'],
+      ['number', '5'],
+      ['true', 'true'],
+    ] as const) {
       out.push(mk({ t, verb, cls: 'not an object', detail: name }, code(6), raw(text)));
     }
     out.push(mk({ t, verb, cls: 'not an object', detail: 'null' }, code(6, 7), raw('null')));
     out.push(mk({ t, verb, cls: 'broken JSON', detail: 'empty object' }, code(7), raw('{}')));
-    out.push(mk({ t, verb, cls: 'deep JSON', detail: '10001 levels' }, code(6), raw((c) => {
-      const s = JSON.stringify({ ...validConfig(t, verb, c), deep: '@@' });
-      return s.replace('"@@"', `${'['.repeat(10_000)}${']'.repeat(10_000)}`);
-    })));
+    out.push(
+      mk(
+        { t, verb, cls: 'deep JSON', detail: '10001 levels' },
+        code(6),
+        raw((c) => {
+          const s = JSON.stringify({ ...validConfig(t, verb, c), deep: '@@' });
+          return s.replace('"@@"', `${'['.repeat(10_000)}${']'.repeat(10_000)}`);
+        }),
+      ),
+    );
     out.push(mk({ t, verb, cls: 'deep JSON', detail: '1e6 levels' }, code(6), raw('['.repeat(1_000_000))));
-    out.push(mk({ t, verb, cls: 'huge JSON', detail: '16 MiB truncated' }, code(6), raw((c) => `${JSON.stringify(validConfig(t, verb, c)).slice(0, -1)}${' '.repeat(16 << 20)}`)));
+    out.push(
+      mk(
+        { t, verb, cls: 'huge JSON', detail: '16 MiB truncated' },
+        code(6),
+        raw((c) => `${JSON.stringify(validConfig(t, verb, c)).slice(0, -1)}${' '.repeat(16 << 20)}`),
+      ),
+    );
   }
   return out;
 }
@@ -149,7 +178,8 @@ function envCases(t: Target): Case[] {
       if (verbs.includes(verb)) out.push(mk({ t, verb, cls: 'missing CNI_*', detail: name }, code(4), env({ [name]: null })));
     }
     for (const id of CONTAINER_IDS) out.push(mk({ t, verb, cls: 'bad CNI_CONTAINERID', detail: JSON.stringify(id) }, code(4), env({ CNI_CONTAINERID: id })));
-    for (const n of IFNAME_ENV) out.push(mk({ t, verb, cls: 'bad CNI_IFNAME', detail: n.length > 64 ? `<${n.length} bytes>` : JSON.stringify(n) }, code(4), env({ CNI_IFNAME: n })));
+    for (const n of IFNAME_ENV)
+      out.push(mk({ t, verb, cls: 'bad CNI_IFNAME', detail: n.length > 64 ? `<${n.length} bytes>` : JSON.stringify(n) }, code(4), env({ CNI_IFNAME: n })));
   }
   // The spec: DEL must succeed when the container's netns is already gone.
   out.push(mk({ t, verb: 'DEL', cls: 'DEL of a gone netns', detail: 'no such path' }, ok, { env: () => ({ CNI_NETNS: '/run/netns/cnits-bi-gone' }) }));

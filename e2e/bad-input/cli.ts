@@ -7,18 +7,48 @@ import { DIST_BIN } from '../helpers/plugins.ts';
 import { runSuite } from './suite.ts';
 
 function parseArgs(argv: string[]) {
-  const o = { seed: Date.now() % 1_000_000, count: undefined as number | undefined, pluginDir: DIST_BIN, plugins: undefined as string[] | undefined, ids: [] as string[], jobs: 2, out: undefined as string | undefined };
+  const o = {
+    seed: Date.now() % 1_000_000,
+    count: undefined as number | undefined,
+    pluginDir: DIST_BIN,
+    plugins: undefined as string[] | undefined,
+    ids: [] as string[],
+    jobs: 2,
+    out: undefined as string | undefined,
+  };
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i + 1] ?? '';
     switch (argv[i]) {
-      case '--seed': o.seed = Number(v); i++; break;
-      case '--count': o.count = Number(v); i++; break;
-      case '--plugin-dir': o.pluginDir = resolve(v); i++; break;
-      case '--plugins': o.plugins = v.split(','); i++; break;
-      case '--id': o.ids.push(v); i++; break;
-      case '--jobs': o.jobs = Number(v); i++; break;
-      case '--out': o.out = v; i++; break;
-      default: throw new Error(`unknown argument ${argv[i]}`);
+      case '--seed':
+        o.seed = Number(v);
+        i++;
+        break;
+      case '--count':
+        o.count = Number(v);
+        i++;
+        break;
+      case '--plugin-dir':
+        o.pluginDir = resolve(v);
+        i++;
+        break;
+      case '--plugins':
+        o.plugins = v.split(',');
+        i++;
+        break;
+      case '--id':
+        o.ids.push(v);
+        i++;
+        break;
+      case '--jobs':
+        o.jobs = Number(v);
+        i++;
+        break;
+      case '--out':
+        o.out = v;
+        i++;
+        break;
+      default:
+        throw new Error(`unknown argument ${argv[i]}`);
     }
   }
   return o;

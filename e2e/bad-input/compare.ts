@@ -60,10 +60,16 @@ const lines = [
 ];
 for (const [key, r] of [...rows].sort()) {
   if (r.otherFails === 0) continue;
-  const kinds = [...r.kinds].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${n}× ${k}`).join('; ');
+  const kinds = [...r.kinds]
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, n]) => `${n}× ${k}`)
+    .join('; ');
   lines.push(`| ${key} | ${r.total} | ${r.otherFails} | ${kinds} | \`${(r.example ?? '').slice(0, 60).replace(/\|/g, '\\|')}\` |`);
 }
 const otherTotal = other.outcomes.filter((o) => !o.ok).length;
 const oursTotal = ours.outcomes.filter((o) => !o.ok).length;
-lines.push('', `Totals: other ${other.outcomes.length - otherTotal} passed, ${otherTotal} failed; ours ${ours.outcomes.length - oursTotal} passed, ${oursTotal} failed.`);
+lines.push(
+  '',
+  `Totals: other ${other.outcomes.length - otherTotal} passed, ${otherTotal} failed; ours ${ours.outcomes.length - oursTotal} passed, ${oursTotal} failed.`,
+);
 console.log(lines.join('\n'));

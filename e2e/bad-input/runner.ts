@@ -87,7 +87,8 @@ async function runCase(c: Case, e: Env, ctx: RunCtx): Promise<Outcome> {
   } else {
     if (r.code !== 1) problems.push(`expected exit 1, got ${r.code ?? r.signal}`);
     if (!isErr) problems.push(`expected exactly one JSON error object on stdout, got ${JSON.stringify(r.stdout.slice(0, 200))}`);
-    else if (!c.expect.codes.includes(j.code)) problems.push(`expected code ${c.expect.codes.join(' or ')}, got ${j.code}: ${j.msg}${j.details ? `; ${j.details}` : ''}`.slice(0, 400));
+    else if (!c.expect.codes.includes(j.code))
+      problems.push(`expected code ${c.expect.codes.join(' or ')}, got ${j.code}: ${j.msg}${j.details ? `; ${j.details}` : ''}`.slice(0, 400));
   }
   return { id: c.id, class: c.class, plugin: c.plugin, verb: c.verb, ok: problems.length === 0, problems, answer };
 }

@@ -75,7 +75,14 @@ export async function snapshot(node: string, pod: string, dataDir: string): Prom
       .split('\n')
       .filter((l) => l.trim() !== '' && !l.startsWith('#'))
       .map((l) => `${tag} ${l.replace(counters, '')}`);
-  return [...n.map((l) => `node ${l}`), ...p.map((l) => `pod ${l}`), ...rules('nft', nft), ...rules('iptables', ipt), ...rules('ip6tables', ip6t), ...files(dataDir)];
+  return [
+    ...n.map((l) => `node ${l}`),
+    ...p.map((l) => `pod ${l}`),
+    ...rules('nft', nft),
+    ...rules('iptables', ipt),
+    ...rules('ip6tables', ip6t),
+    ...files(dataDir),
+  ];
 }
 
 /** Lines only in `a` (-) or only in `b` (+). */

@@ -35,7 +35,15 @@ export async function runSuite(o: SuiteOptions): Promise<Outcome[]> {
       try {
         res = await runBatch(b.t, b.cases, o.pluginDir);
       } catch (err) {
-        res = b.cases.map((c) => ({ id: c.id, class: c.class, plugin: c.plugin, verb: c.verb, ok: false, problems: [(err as Error).message], answer: 'not run' }));
+        res = b.cases.map((c) => ({
+          id: c.id,
+          class: c.class,
+          plugin: c.plugin,
+          verb: c.verb,
+          ok: false,
+          problems: [(err as Error).message],
+          answer: 'not run',
+        }));
       }
       for (const r of res) if (!r.ok) o.onFail?.(r);
       outcomes.push(...res);

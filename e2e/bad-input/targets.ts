@@ -73,7 +73,12 @@ export const TARGETS: readonly Target[] = [
   {
     plugin: 'host-local',
     schemas: () => [hostLocalSchema()],
-    base: (c) => ({ cniVersion: '1.0.0', name: c.name, type: 'host-local', ipam: { type: 'host-local', dataDir: c.dataDir, ranges: [[{ subnet: '10.84.0.0/24' }]] } }),
+    base: (c) => ({
+      cniVersion: '1.0.0',
+      name: c.name,
+      type: 'host-local',
+      ipam: { type: 'host-local', dataDir: c.dataDir, ranges: [[{ subnet: '10.84.0.0/24' }]] },
+    }),
     usesNetns: false,
     readsCniArgs: true,
     delReadsConfig: true,

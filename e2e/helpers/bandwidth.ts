@@ -135,7 +135,21 @@ function textIntervals(text: string): { seconds: number; bps: number }[] {
  * hard timeout.
  */
 export async function iperf(node: string, podAddr: string, dir: 'into' | 'out', seconds: number): Promise<Throughput> {
-  const args = ['-k', '3', String(seconds + 10), 'iperf3', '-c', podAddr, '-p', String(IPERF_PORT), '-t', String(seconds), '-J', '--get-server-output', ...(dir === 'out' ? ['-R'] : [])];
+  const args = [
+    '-k',
+    '3',
+    String(seconds + 10),
+    'iperf3',
+    '-c',
+    podAddr,
+    '-p',
+    String(IPERF_PORT),
+    '-t',
+    String(seconds),
+    '-J',
+    '--get-server-output',
+    ...(dir === 'out' ? ['-R'] : []),
+  ];
   const r = await nsExec(node, 'timeout', args);
   let j: IperfJson;
   try {

@@ -80,7 +80,10 @@ export async function nftListing(node: string, family: string, table: string): P
 /** Per-address masquerade rules of the nftables backend (table inet cni_plugins_masquerade). */
 export async function nftMasq(node: string): Promise<string[]> {
   const text = await nftListing(node, 'inet', 'cni_plugins_masquerade');
-  return text.split('\n').filter((l) => /saddr/.test(l) && /masquerade/.test(l)).map((l) => l.trim());
+  return text
+    .split('\n')
+    .filter((l) => /saddr/.test(l) && /masquerade/.test(l))
+    .map((l) => l.trim());
 }
 
 /** Every masquerade trace in the node, both backends. */
@@ -93,16 +96,17 @@ export async function masqRules(node: string): Promise<string[]> {
 export async function masqRulesOf(node: string, containerId: string, addrs: readonly string[]): Promise<string[]> {
   const ips = addrs.map((a) => a.split('/')[0] as string);
   const mentions = (l: string) =>
-    l.includes(`id: "${containerId}"`) ||
-    l.includes(`id: ${containerId}`) ||
-    ips.some((ip) => l.includes(` ${ip}/`) || l.includes(`saddr ${ip} `));
+    l.includes(`id: "${containerId}"`) || l.includes(`id: ${containerId}`) || ips.some((ip) => l.includes(` ${ip}/`) || l.includes(`saddr ${ip} `));
   return (await masqRules(node)).filter(mentions);
 }
 
 /** macspoofchk traces: the per-attachment chains and the rules commented macspoofchk-…. */
 export async function spoofRules(node: string): Promise<string[]> {
   const text = await nftListing(node, 'bridge', 'nat');
-  return text.split('\n').filter((l) => /cni-br-iface|macspoofchk/.test(l)).map((l) => l.trim());
+  return text
+    .split('\n')
+    .filter((l) => /cni-br-iface|macspoofchk/.test(l))
+    .map((l) => l.trim());
 }
 
 export interface VlanEntry {

@@ -22,7 +22,12 @@ export interface TimedOptions {
 }
 
 /** `target`: the plugin directory and the plugin's name. */
-export async function timedExec(target: readonly [dir: string, plugin: string], env: Record<string, string>, stdin: string | Buffer, o: TimedOptions = {}): Promise<TimedRun> {
+export async function timedExec(
+  target: readonly [dir: string, plugin: string],
+  env: Record<string, string>,
+  stdin: string | Buffer,
+  o: TimedOptions = {},
+): Promise<TimedRun> {
   const file = join(...target);
   const wrap = o.nodeNetns === undefined ? [] : inNetns(o.nodeNetns);
   const limit = o.timeoutMs ?? 20_000;

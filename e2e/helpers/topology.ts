@@ -116,7 +116,11 @@ export async function startPeerReporter(t: Test, ns: string, port = 8080): Promi
 }
 
 /** Connects from `from` to the reporter at addr:port; resolves to the source address the server saw. */
-export async function peerSeenBy(from: string, addr: string, o: { port?: number; timeoutMs?: number } = {}): Promise<{ ok: boolean; peer: string; error: string }> {
+export async function peerSeenBy(
+  from: string,
+  addr: string,
+  o: { port?: number; timeoutMs?: number } = {},
+): Promise<{ ok: boolean; peer: string; error: string }> {
   const args = [addr, String(o.port ?? 8080), String(o.timeoutMs ?? 1500)];
   const r = await nsExec(from, 'env', ['-i', `PATH=${CLEAN_ENV.PATH}`, process.execPath, '-e', CLIENT, ...args]);
   return { ok: r.code === 0, peer: r.stdout.trim(), error: r.stderr.trim() };

@@ -36,7 +36,15 @@ const NETWORK = 'soak';
 const node = uniqueName('soakn');
 const dataDir = mkdtempSync(join(tmpdir(), 'cnits-soak-'));
 // The chain, in order; DEL runs it backwards. One entry per plugin.
-const PLUGINS = [{ type: 'bridge', bridge: 'cnitssoak0', isGateway: true, ipMasq: true, ipam: { type: 'host-local', dataDir, ranges: [[{ subnet: '10.86.0.0/22' }], [{ subnet: 'fd00:86::/64' }]] } }];
+const PLUGINS = [
+  {
+    type: 'bridge',
+    bridge: 'cnitssoak0',
+    isGateway: true,
+    ipMasq: true,
+    ipam: { type: 'host-local', dataDir, ranges: [[{ subnet: '10.86.0.0/22' }], [{ subnet: 'fd00:86::/64' }]] },
+  },
+];
 
 interface Run {
   code: number | null;
@@ -75,7 +83,12 @@ interface Pod {
   readonly netns: string;
 }
 
-async function chain(verb: 'ADD' | 'CHECK' | 'DEL', { id, netns }: Pod, prev?: unknown, killAfterMs?: number): Promise<{ ok: boolean; result?: any; why?: string }> {
+async function chain(
+  verb: 'ADD' | 'CHECK' | 'DEL',
+  { id, netns }: Pod,
+  prev?: unknown,
+  killAfterMs?: number,
+): Promise<{ ok: boolean; result?: any; why?: string }> {
   const list = verb === 'DEL' ? [...PLUGINS].reverse() : PLUGINS;
   let result = prev;
   for (const p of list) {
@@ -147,7 +160,14 @@ async function leftovers(): Promise<Record<string, string[]>> {
   })();
   const qdiscs = (await nsExec(node, 'tc', ['qdisc', 'show'])).stdout.split('\n').filter((l) => l !== '' && !/noqueue|noop/.test(l));
   const podIfs = (await Promise.all(pods.map((p) => podLinks(p)))).flat();
-  const found = { 'veths in node': await nodeVeths(node), 'links in pods': podIfs, 'IPAM files': files, 'masquerade rules': await masqRules(node), 'spoofcheck rules': await spoofRules(node), qdiscs };
+  const found = {
+    'veths in node': await nodeVeths(node),
+    'links in pods': podIfs,
+    'IPAM files': files,
+    'masquerade rules': await masqRules(node),
+    'spoofcheck rules': await spoofRules(node),
+    qdiscs,
+  };
   return Object.fromEntries(Object.entries(found).filter(([, v]) => v.length > 0));
 }
 
@@ -159,12 +179,20 @@ try {
   const secs = (Date.now() - t0) / 1000;
   // The end: GC with no valid attachment releases whatever a killed ADD left in the store.
   for (const p of PLUGINS) {
-    const r = await exec({ plugin: p.type, verb: 'GC', id: 'gc', netns: '', conf: { cniVersion: '1.1.0', name: NETWORK, ...p, 'cni.dev/valid-attachments': [] } });
+    const r = await exec({
+      plugin: p.type,
+      verb: 'GC',
+      id: 'gc',
+      netns: '',
+      conf: { cniVersion: '1.1.0', name: NETWORK, ...p, 'cni.dev/valid-attachments': [] },
+    });
     if (r.code !== 0) fail(`GC ${r.stdout.replace(/\s+/g, ' ').slice(0, 200)}`);
   }
   const left = await leftovers();
   console.log(`soak: ${o.workers} workers, ${secs.toFixed(0)} s, seed ${o.seed}, plugins ${PLUGINS.map((p) => p.type).join(' → ')}`);
-  console.log(`operations: ${stats.ops} (${(stats.ops / secs).toFixed(1)}/s): ${stats.add} ADD ok, ${stats.check} CHECK ok, ${stats.del} DEL ok, ${stats.killed} ADD killed by SIGKILL`);
+  console.log(
+    `operations: ${stats.ops} (${(stats.ops / secs).toFixed(1)}/s): ${stats.add} ADD ok, ${stats.check} CHECK ok, ${stats.del} DEL ok, ${stats.killed} ADD killed by SIGKILL`,
+  );
   console.log(`failures other than our SIGKILLs: ${failures.size === 0 ? 'none' : ''}`);
   for (const [why, n] of failures) console.log(`  ${n}× ${why}`);
   console.log(`duplicate live addresses: ${duplicates.length}${duplicates.length ? `: ${duplicates.slice(0, 5).join('; ')}` : ''}`);

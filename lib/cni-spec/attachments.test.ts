@@ -2,14 +2,21 @@ import t from 'tap';
 import { validAttachments } from './attachments.ts';
 
 t.test('valid attachments from either key', async (t) => {
-  const list = [{ containerID: 'c1', ifname: 'eth0' }, { containerID: 'c2', ifname: 'net1' }];
+  const list = [
+    { containerID: 'c1', ifname: 'eth0' },
+    { containerID: 'c2', ifname: 'net1' },
+  ];
   t.same(validAttachments({ 'cni.dev/valid-attachments': list }), list);
   t.same(validAttachments({ 'cni.dev/attachments': list }), list, 'the spec-v1.1.0 spelling');
   t.same(validAttachments({ 'cni.dev/valid-attachments': list, 'cni.dev/attachments': [] }), list, 'libcni sends both; valid-attachments wins');
   t.same(validAttachments({ 'cni.dev/valid-attachments': [] }), [], 'an empty list means nothing is valid');
   t.equal(validAttachments({ name: 'n' }), undefined, 'no key: undefined');
   t.equal(validAttachments({ 'cni.dev/valid-attachments': null }), undefined);
-  t.same(validAttachments({ 'cni.dev/valid-attachments': [{ ContainerId: 'c1', IfName: 'eth0', extra: 1 }] }), [{ containerID: 'c1', ifname: 'eth0' }], 'keys fold like Go');
+  t.same(
+    validAttachments({ 'cni.dev/valid-attachments': [{ ContainerId: 'c1', IfName: 'eth0', extra: 1 }] }),
+    [{ containerID: 'c1', ifname: 'eth0' }],
+    'keys fold like Go',
+  );
 });
 
 t.test('malformed attachments are a code-7 error with field paths', async (t) => {

@@ -50,7 +50,15 @@ function request(over: Partial<CniRequest> = {}): CniRequest {
     ifname: 'eth1',
     args: '',
     path: [bin1, bin2],
-    env: { PATH: process.env['PATH'], CNI_COMMAND: 'ADD', CNI_CONTAINERID: 'ctr-9', CNI_IFNAME: 'eth1', CNI_PATH: `${bin1}:${bin2}`, EXTRA_VAR: 'kept', UNSET: undefined },
+    env: {
+      PATH: process.env['PATH'],
+      CNI_COMMAND: 'ADD',
+      CNI_CONTAINERID: 'ctr-9',
+      CNI_IFNAME: 'eth1',
+      CNI_PATH: `${bin1}:${bin2}`,
+      EXTRA_VAR: 'kept',
+      UNSET: undefined,
+    },
     stdin,
     config: conf,
     cniVersion: '0.4.0',
@@ -78,16 +86,25 @@ t.test('delegateAdd: same env but CNI_COMMAND, full config on stdin, result upgr
   t.equal(read('env'), `ctr-9|eth1|${bin1}:${bin2}|kept`, 'the rest of the environment passes through');
   t.equal(read('stdin'), JSON.stringify(conf), 'the complete config, byte for byte');
   t.equal(stderr, 'note from the delegate\n', "the delegate's stderr flows to ours");
-  t.same(result, {
-    cniVersion: '0.4.0',
-    ips: [{ address: '10.9.0.2/24', gateway: '10.9.0.1' }],
-    routes: [{ dst: '0.0.0.0/0' }],
-  }, 'missing cniVersion is the config version; upgraded to the internal shape');
+  t.same(
+    result,
+    {
+      cniVersion: '0.4.0',
+      ips: [{ address: '10.9.0.2/24', gateway: '10.9.0.1' }],
+      routes: [{ dst: '0.0.0.0/0' }],
+    },
+    'missing cniVersion is the config version; upgraded to the internal shape',
+  );
 });
 
 t.test('the other verbs', async (t) => {
   const req = request();
-  for (const [verb, fn] of [['DEL', delegateDel], ['CHECK', delegateCheck], ['STATUS', delegateStatus], ['GC', delegateGc]] as const) {
+  for (const [verb, fn] of [
+    ['DEL', delegateDel],
+    ['CHECK', delegateCheck],
+    ['STATUS', delegateStatus],
+    ['GC', delegateGc],
+  ] as const) {
     await t.resolves(fn('recorder', req.stdin, req, quiet), verb);
     t.equal(read('command'), verb);
   }
@@ -104,7 +121,10 @@ t.test("libcni's messages for delegates that fail without an error object", asyn
   const req = request();
   await t.rejects(delegateDel('silent', req.stdin, req, quiet), { code: 0, msg: 'netplugin failed with no error message: exit status 3' });
   await t.rejects(delegateDel('stderr-only', req.stdin, req, quiet), { code: 0, msg: 'netplugin failed: "boom\\n": exit status 1' });
-  await t.rejects(delegateDel('garbage', req.stdin, req, quiet), { code: 0, msg: /^netplugin failed but error parsing its diagnostic message "not json\\n": / });
+  await t.rejects(delegateDel('garbage', req.stdin, req, quiet), {
+    code: 0,
+    msg: /^netplugin failed but error parsing its diagnostic message "not json\\n": /,
+  });
   await t.rejects(delegateDel('not-executable', req.stdin, req, quiet), { code: 0, msg: /^netplugin failed with no error message: .*EACCES/ });
 });
 

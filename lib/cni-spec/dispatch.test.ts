@@ -25,12 +25,14 @@ interface Run {
   stdinReads: number;
 }
 
-async function run(opts: {
-  env?: Record<string, string | undefined>;
-  stdin?: unknown;
-  spec?: Partial<PluginSpec>;
-  readError?: Error;
-} = {}): Promise<Run> {
+async function run(
+  opts: {
+    env?: Record<string, string | undefined>;
+    stdin?: unknown;
+    spec?: Partial<PluginSpec>;
+    readError?: Error;
+  } = {},
+): Promise<Run> {
   const calls: Run['calls'] = [];
   const record = (verb: string) => async (req: CniRequest) => {
     calls.push({ verb, req });
@@ -84,7 +86,11 @@ function expectError(t: Test, r: Run, code: number, msg: string | RegExp, detail
   t.equal(r.writes, 1, 'one write to stdout');
   t.match(r.json, { code, msg });
   if (details !== undefined) t.equal(r.json?.['details'], details);
-  t.same(Object.keys(r.json ?? {}).filter((k) => k !== 'details'), ['code', 'msg'], 'no cniVersion in the error object');
+  t.same(
+    Object.keys(r.json ?? {}).filter((k) => k !== 'details'),
+    ['code', 'msg'],
+    'no cniVersion in the error object',
+  );
   t.same(r.calls, [], 'no handler ran');
 }
 
@@ -213,7 +219,13 @@ t.test('versions', async (t) => {
     'incompatible CNI versions',
     'config is "9.9.9", plugin supports ["0.1.0" "0.2.0" "0.3.0" "0.3.1" "0.4.0" "1.0.0" "1.1.0"]',
   );
-  expectError(t, await run({ stdin: { ...CONF, cniVersion: '1.0.0' }, spec: { versions: ['0.3.0', '0.3.1', '0.4.0'] } }), 1, 'incompatible CNI versions', 'config is "1.0.0", plugin supports ["0.3.0" "0.3.1" "0.4.0"]');
+  expectError(
+    t,
+    await run({ stdin: { ...CONF, cniVersion: '1.0.0' }, spec: { versions: ['0.3.0', '0.3.1', '0.4.0'] } }),
+    1,
+    'incompatible CNI versions',
+    'config is "1.0.0", plugin supports ["0.3.0" "0.3.1" "0.4.0"]',
+  );
   expectError(t, await run({ stdin: { ...CONF, cniVersion: '1.0' } }), 1, 'incompatible CNI versions', undefined);
 });
 
@@ -221,7 +233,12 @@ t.test('CHECK, GC and STATUS version gates', async (t) => {
   expectError(t, await run({ env: { CNI_COMMAND: 'CHECK' }, stdin: { ...CONF, cniVersion: '0.3.1' } }), 1, 'config version does not allow CHECK');
   expectError(t, await run({ env: { CNI_COMMAND: 'GC' }, stdin: { ...CONF, cniVersion: '1.0.0' } }), 1, 'config version does not allow GC');
   expectError(t, await run({ env: { CNI_COMMAND: 'STATUS' }, stdin: { ...CONF, cniVersion: '1.0.0' } }), 1, 'config version does not allow STATUS');
-  expectError(t, await run({ env: { CNI_COMMAND: 'CHECK' }, stdin: { ...CONF, cniVersion: '1.1.0' }, spec: { versions: ['0.4.0', '1.0.0'] } }), 1, 'plugin version does not allow CHECK');
+  expectError(
+    t,
+    await run({ env: { CNI_COMMAND: 'CHECK' }, stdin: { ...CONF, cniVersion: '1.1.0' }, spec: { versions: ['0.4.0', '1.0.0'] } }),
+    1,
+    'plugin version does not allow CHECK',
+  );
   expectError(t, await run({ env: { CNI_COMMAND: 'CHECK' }, stdin: { ...CONF, cniVersion: 'x' } }), 6, /failed to convert major version part "x"/);
   const check = await run({ env: { CNI_COMMAND: 'CHECK' }, stdin: { ...CONF, cniVersion: '0.4.0' } });
   t.equal(check.code, 0);
@@ -242,9 +259,22 @@ t.test('absent CHECK/GC/STATUS handlers are successful no-ops once the gates pas
 });
 
 t.test('handler errors', async (t) => {
-  const plain = await run({ spec: { add: async () => { throw new Error('failed to create bridge "cni0": EPERM'); } } });
+  const plain = await run({
+    spec: {
+      add: async () => {
+        throw new Error('failed to create bridge "cni0": EPERM');
+      },
+    },
+  });
   expectError(t, plain, 999, 'failed to create bridge "cni0": EPERM');
-  const typed = await run({ env: { CNI_COMMAND: 'DEL' }, spec: { del: async () => { throw new CniError(11, 'try again later', 'lock busy'); } } });
+  const typed = await run({
+    env: { CNI_COMMAND: 'DEL' },
+    spec: {
+      del: async () => {
+        throw new CniError(11, 'try again later', 'lock busy');
+      },
+    },
+  });
   t.equal(typed.code, 1);
   t.same(typed.json, { code: 11, msg: 'try again later', details: 'lock busy' });
   t.equal(typed.stdout, '{\n    "code": 11,\n    "msg": "try again later",\n    "details": "lock busy"\n}', 'pretty-printed like Go, no trailing newline');
@@ -256,7 +286,14 @@ t.test('handler errors', async (t) => {
   t.match(thrown.json, { code: 999, msg: 'not an error' }, 'even a synchronous throw of a non-Error');
   const stdoutFails = await runPlugin(
     { about: '', versions: ALL_VERSIONS, add: async () => RESULT, del: async () => {} },
-    { env: { ...BASE_ENV, CNI_NETNS_OVERRIDE: '1' }, readStdin: async () => Buffer.from(JSON.stringify(CONF)), stdout: () => { throw new Error('EPIPE'); }, stderr: () => {} },
+    {
+      env: { ...BASE_ENV, CNI_NETNS_OVERRIDE: '1' },
+      readStdin: async () => Buffer.from(JSON.stringify(CONF)),
+      stdout: () => {
+        throw new Error('EPIPE');
+      },
+      stderr: () => {},
+    },
   );
   t.equal(stdoutFails, 1, 'a failing stdout is exit 1, not a throw');
 });
@@ -269,10 +306,25 @@ t.test('prevResult is parsed in the config version and upgraded', async (t) => {
   t.equal(untagged.calls[0]?.req.prevResult?.cniVersion, '0.3.1', 'missing cniVersion is the config version; key folded');
   const nul = await run({ stdin: { ...CONF, prevResult: null } });
   t.notOk(nul.calls[0] && 'prevResult' in nul.calls[0].req, 'null prevResult is absent');
-  expectError(t, await run({ stdin: { ...CONF, cniVersion: '0.4.0', prevResult: { cniVersion: '0.2.0', ip4: { ip: '10.0.0.1/8' } } } }), 1, /^could not parse prevResult: result type supports \[0.3.0 0.3.1 0.4.0\]/);
-  expectError(t, await run({ stdin: { ...CONF, prevResult: { ips: [{ address: 'x' }] } } }), 7, 'could not parse prevResult: could not parse result', 'ips[0].address: invalid CIDR address: x');
+  expectError(
+    t,
+    await run({ stdin: { ...CONF, cniVersion: '0.4.0', prevResult: { cniVersion: '0.2.0', ip4: { ip: '10.0.0.1/8' } } } }),
+    1,
+    /^could not parse prevResult: result type supports \[0.3.0 0.3.1 0.4.0\]/,
+  );
+  expectError(
+    t,
+    await run({ stdin: { ...CONF, prevResult: { ips: [{ address: 'x' }] } } }),
+    7,
+    'could not parse prevResult: could not parse result',
+    'ips[0].address: invalid CIDR address: x',
+  );
   const chained = await run({ stdin: { ...CONF, cniVersion: '0.3.1', prevResult: prev }, spec: { add: async (req) => req.prevResult as Result } });
-  t.match(chained.json, { cniVersion: '0.3.1', ips: [{ version: '4', address: '10.1.0.5/16', interface: 0 }] }, 'a pass-through plugin prints prevResult in the config version');
+  t.match(
+    chained.json,
+    { cniVersion: '0.3.1', ips: [{ version: '4', address: '10.1.0.5/16', interface: 0 }] },
+    'a pass-through plugin prints prevResult in the config version',
+  );
 });
 
 t.test('netns self-check before the handler runs', async (t) => {

@@ -150,7 +150,7 @@ async function readProcessStdin(): Promise<Buffer> {
   const chunks: Buffer[] = [];
   const buf = Buffer.allocUnsafe(64 * 1024);
   try {
-    for (let n; (n = readSync(0, buf, 0, buf.length, null)) > 0; ) chunks.push(Buffer.from(buf.subarray(0, n)));
+    for (let n; (n = readSync(0, buf, 0, buf.length, null)) > 0;) chunks.push(Buffer.from(buf.subarray(0, n)));
     return Buffer.concat(chunks);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') throw err;

@@ -62,4 +62,3 @@ export async function execPlugin(file: string, stdin: Buffer, env: NodeJS.Proces
     }
   }
 }
-

@@ -89,7 +89,7 @@ export function formatIP(ip: Uint8Array): string {
   // Longest run of two or more zero words, the first one on a tie (netip's string6).
   let best = -1;
   let bestLen = 1;
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     let j = i;
     while (j < 8 && w[j] === 0) j++;
     if (j - i > bestLen) [best, bestLen] = [i, j - i];

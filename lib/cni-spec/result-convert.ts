@@ -96,8 +96,7 @@ function to020(r: Result, version: string, fullRoutes: boolean): Json {
     throw new CniError(ErrorCode.IncompatibleCNIVersion, 'cannot convert: no valid IP addresses');
   }
   for (const rt of r.routes ?? []) (isV4Address(rt.dst) ? ip4 : ip6)?.routes.push(route(rt, fullRoutes));
-  const render = (c: (typeof configs)[number]) =>
-    c && { ip: c.ip, ...(c.gateway && { gateway: c.gateway }), ...(c.routes.length > 0 && { routes: c.routes }) };
+  const render = (c: (typeof configs)[number]) => c && { ip: c.ip, ...(c.gateway && { gateway: c.gateway }), ...(c.routes.length > 0 && { routes: c.routes }) };
   return {
     cniVersion: version,
     ...(ip4 && { ip4: render(ip4) }),

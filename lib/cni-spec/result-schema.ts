@@ -54,9 +54,7 @@ function build() {
     }),
     '100': z.object({
       cniVersion: z.string(),
-      interfaces: z.optional(
-        z.array(z.object({ name: str(), mac: str(), mtu: int(), sandbox: str(), socketPath: str(), pciID: str() })),
-      ),
+      interfaces: z.optional(z.array(z.object({ name: str(), mac: str(), mtu: int(), sandbox: str(), socketPath: str(), pciID: str() }))),
       ips: z.optional(z.array(z.object({ interface: int(), address: cidr(), gateway: ip() }))),
       routes,
       dns,

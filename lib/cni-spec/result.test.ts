@@ -46,7 +46,10 @@ t.test('exact text: 4-space indent, no trailing newline, dns {} in 0.x only', as
     renderResult(r, '0.4.0'),
     '{\n    "cniVersion": "0.4.0",\n    "ips": [\n        {\n            "version": "4",\n            "interface": 0,\n            "address": "10.0.0.2/24"\n        }\n    ],\n    "dns": {}\n}',
   );
-  t.equal(renderResult(r, '1.0.0'), '{\n    "cniVersion": "1.0.0",\n    "ips": [\n        {\n            "address": "10.0.0.2/24",\n            "interface": 0\n        }\n    ]\n}');
+  t.equal(
+    renderResult(r, '1.0.0'),
+    '{\n    "cniVersion": "1.0.0",\n    "ips": [\n        {\n            "address": "10.0.0.2/24",\n            "interface": 0\n        }\n    ]\n}',
+  );
   t.equal(renderResult({ cniVersion: '1.1.0', interfaces: [{ name: 'a<b>&' }] }, '1.1.0').includes('"a\\u003cb\\u003e\\u0026"'), true, 'HTML-escaped like Go');
 });
 
@@ -127,12 +130,16 @@ t.test('parseResult: Go decoding quirks', async (t) => {
     },
     '1.0.0',
   );
-  t.same(r, {
-    cniVersion: '1.0.0',
-    interfaces: [{ name: '', mac: 'aa:bb:cc:dd:ee:ff' }],
-    ips: [{ address: '2001:db8::2/64' }],
-    routes: [{ dst: '::/0' }],
-  }, 'keys fold, null is zero, empty gateway is nil, unknown keys ignored, addresses canonical');
+  t.same(
+    r,
+    {
+      cniVersion: '1.0.0',
+      interfaces: [{ name: '', mac: 'aa:bb:cc:dd:ee:ff' }],
+      ips: [{ address: '2001:db8::2/64' }],
+      routes: [{ dst: '::/0' }],
+    },
+    'keys fold, null is zero, empty gateway is nil, unknown keys ignored, addresses canonical',
+  );
   const v4 = parseResult({ cniVersion: '0.4.0', ips: [{ version: '6', address: '10.0.0.2/24' }] }, '0.4.0');
   t.same(v4.ips, [{ address: '10.0.0.2/24' }], 'ips[].version is dropped on the way in');
   t.equal((convertResult(v4, '0.4.0') as { ips: { version: string }[] }).ips[0]?.version, '4', 'and recomputed from the address');

@@ -35,8 +35,7 @@ function describe(issue: Issue): string {
   return issue.message.replace(/^Invalid input: /, '');
 }
 
-const rootTypeError = (issues: readonly Issue[]): boolean =>
-  issues.length === 1 && issues[0]?.code === 'invalid_type' && issues[0].path.length === 0;
+const rootTypeError = (issues: readonly Issue[]): boolean => issues.length === 1 && issues[0]?.code === 'invalid_type' && issues[0].path.length === 0;
 
 function formatIssue(issue: Issue, prefix: readonly PropertyKey[], out: string[]): void {
   const path = [...prefix, ...issue.path];

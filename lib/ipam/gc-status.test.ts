@@ -42,7 +42,10 @@ function network(t: Test, ranges: unknown) {
     add: (id: string) => cmdAdd(makeRequest(config, { containerId: id })),
     gc: (extra: Record<string, unknown>) => cmdGc(makeRequest({ ...config, ...extra }, { command: 'GC' })),
     status: () => cmdStatus(makeRequest(config, { command: 'STATUS' })),
-    files: () => readdirSync(dir).filter((f) => parseAddr(f) !== undefined).sort(),
+    files: () =>
+      readdirSync(dir)
+        .filter((f) => parseAddr(f) !== undefined)
+        .sort(),
   };
 }
 
@@ -53,7 +56,12 @@ t.test('GC through the plugin code', async (t) => {
   writeFileSync(join(n.dir, '192.0.2.1'), 'z\r\neth0'); // outside today's ranges: still this network's
   await n.gc({});
   t.equal(n.files().length, 6, 'no valid-attachments key: the runtime gave no list, nothing is released');
-  await n.gc({ 'cni.dev/valid-attachments': [{ containerID: 'a', ifname: 'eth0' }, { containerID: 'legacy-b', ifname: 'eth0' }] });
+  await n.gc({
+    'cni.dev/valid-attachments': [
+      { containerID: 'a', ifname: 'eth0' },
+      { containerID: 'legacy-b', ifname: 'eth0' },
+    ],
+  });
   t.same(n.files(), ['10.0.0.2', '10.0.0.99']);
   await n.gc({ 'cni.dev/attachments': [{ containerID: 'a', ifname: 'eth0' }] });
   t.same(n.files(), ['10.0.0.2'], 'the key of the 1.1.0 spec text is read too');

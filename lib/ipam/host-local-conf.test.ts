@@ -20,7 +20,11 @@ t.test('range sets: runtimeConfig.ipRanges, then the old single range, then rang
     { runtimeConfig: { ipRanges: [[{ subnet: '10.1.0.0/24', rangeEnd: '10.1.0.9' }]] } },
   );
   t.same(sets(c), ['10.1.0.1-10.1.0.9', '10.2.0.10-10.2.0.254', '10.3.0.1-10.3.0.254', 'fd00:3::1-fd00:3::ff']);
-  t.same(sets(conf({ rangeStart: '10.2.0.10', ranges: [[{ subnet: '10.3.0.0/24' }]] })), ['10.3.0.1-10.3.0.254'], 'old range fields without a subnet are ignored');
+  t.same(
+    sets(conf({ rangeStart: '10.2.0.10', ranges: [[{ subnet: '10.3.0.0/24' }]] })),
+    ['10.3.0.1-10.3.0.254'],
+    'old range fields without a subnet are ignored',
+  );
 });
 
 t.test('keys fold case like Go; unknown keys are ignored', async (t) => {
@@ -109,15 +113,17 @@ const cases: { name: string; config: Record<string, unknown>; msg: string; detai
   },
   {
     name: 'badly written addresses, all reported with their paths',
-    config: conf(
-      { ranges: [[{ subnet: '10.1.0/24', gateway: '10.1.0.300' }]], routes: [{ dst: 'default' }] },
-      { runtimeConfig: { ips: ['10.1.0.5/99'] } },
-    ),
+    config: conf({ ranges: [[{ subnet: '10.1.0/24', gateway: '10.1.0.300' }]], routes: [{ dst: 'default' }] }, { runtimeConfig: { ips: ['10.1.0.5/99'] } }),
     msg: 'invalid network config',
     details:
       'ipam.ranges[0][0].subnet: invalid CIDR address: 10.1.0/24; ipam.ranges[0][0].gateway: invalid IP address: 10.1.0.300; ipam.routes[0].dst: invalid CIDR address: default; runtimeConfig.ips[0]: invalid IP address 10.1.0.5/99',
   },
-  { name: 'wrong JSON type', config: conf({ ranges: [[{ subnet: '10.1.0.0/24' }]], dataDir: 5 }), msg: 'invalid network config', details: /^ipam\.dataDir: expected string/ },
+  {
+    name: 'wrong JSON type',
+    config: conf({ ranges: [[{ subnet: '10.1.0.0/24' }]], dataDir: 5 }),
+    msg: 'invalid network config',
+    details: /^ipam\.dataDir: expected string/,
+  },
 ];
 
 for (const c of cases) {
@@ -134,7 +140,10 @@ t.test('versions: one address per family before 0.3.0, any number from 0.3.0', a
 });
 
 t.test('requested addresses: CNI_ARGS, args and runtimeConfig together, prefixes ignored, each once', async (t) => {
-  const c = conf({ ranges: [[{ subnet: '10.1.0.0/24' }]] }, { args: { cni: { ips: ['10.1.0.6/24', '10.1.0.5'] } }, runtimeConfig: { ips: ['fd00::7/64', '10.1.0.5'] } });
+  const c = conf(
+    { ranges: [[{ subnet: '10.1.0.0/24' }]] },
+    { args: { cni: { ips: ['10.1.0.6/24', '10.1.0.5'] } }, runtimeConfig: { ips: ['fd00::7/64', '10.1.0.5'] } },
+  );
   t.same(load(c, 'IgnoreUnknown=1;K8S_POD_NAME=p;IP=10.1.0.5').requested.map(formatAddr), ['10.1.0.5', '10.1.0.6', 'fd00::7']);
   t.same(load(c, 'IP=').requested.map(formatAddr), ['10.1.0.6', '10.1.0.5', 'fd00::7'], 'an empty CNI_ARGS IP asks for nothing');
   t.same(load(c, 'IP=10.1.0.9/24').requested.map(formatAddr), ['10.1.0.9', '10.1.0.6', '10.1.0.5', 'fd00::7']);

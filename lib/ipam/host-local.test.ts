@@ -13,11 +13,15 @@ function network(t: Test, ipam: Record<string, unknown>, extra: Record<string, u
     add: (o: RequestOptions = {}, more: Record<string, unknown> = {}) => cmdAdd(makeRequest({ ...config, ...more }, o)),
     del: (o: RequestOptions = {}) => cmdDel(makeRequest(config, { ...o, command: 'DEL' })),
     check: (o: RequestOptions = {}) => cmdCheck(makeRequest(config, { ...o, command: 'CHECK' })),
-    files: () => (existsSync(dir) ? readdirSync(dir).filter((f) => !f.startsWith('last_') && f !== 'lock').sort() : []),
+    files: () =>
+      existsSync(dir)
+        ? readdirSync(dir)
+            .filter((f) => !f.startsWith('last_') && f !== 'lock')
+            .sort()
+        : [],
     read: (f: string) => readFileSync(join(dir, f), 'latin1'),
   };
 }
-
 
 const v4 = [[{ subnet: '10.1.0.0/29' }]];
 const dual = [[{ subnet: '10.1.0.0/29' }], [{ subnet: 'fd00:1::/125' }]];
@@ -64,7 +68,11 @@ t.test('a second ADD of the same attachment is refused and keeps the first addre
 t.test('requested addresses', async (t) => {
   const n = network(t, { ranges: dual });
   const r = await n.add({ args: 'IP=10.1.0.5' }, { runtimeConfig: { ips: ['fd00:1::5/125'] } });
-  t.same(r.ips?.map((i) => i.address), ['10.1.0.5/29', 'fd00:1::5/125'], 'one per set, from CNI_ARGS and runtimeConfig together');
+  t.same(
+    r.ips?.map((i) => i.address),
+    ['10.1.0.5/29', 'fd00:1::5/125'],
+    'one per set, from CNI_ARGS and runtimeConfig together',
+  );
   await t.rejects(n.add({ containerId: 'c2', args: 'IP=10.1.0.1' }), { message: "failed to allocate for range 0: requested ip 10.1.0.1 is subnet's gateway" });
   await t.rejects(n.add({ containerId: 'c2' }, { args: { cni: { ips: ['10.1.0.5'] } } }), {
     message: 'failed to allocate for range 0: requested IP address 10.1.0.5 is not available in range set 10.1.0.1-10.1.0.6',
@@ -87,7 +95,12 @@ t.test('a failure in a later range set releases what earlier sets gave', async (
 t.test('a failed ADD leaves every file as it was, the round-robin markers included', async (t) => {
   const n = network(t, { ranges: dual });
   await n.add({ containerId: 'a' });
-  const state = () => Object.fromEntries(readdirSync(n.dir).sort().map((f) => [f, n.read(f)]));
+  const state = () =>
+    Object.fromEntries(
+      readdirSync(n.dir)
+        .sort()
+        .map((f) => [f, n.read(f)]),
+    );
   const before = state();
   t.same(before['last_reserved_ip.0'], '10.1.0.2');
   // Set 0 and set 1 both hand out an address before the outside one is found unplaced.
@@ -95,7 +108,11 @@ t.test('a failed ADD leaves every file as it was, the round-robin markers includ
   t.same(state(), before, 'requested IP outside every range: no marker moved');
   await t.rejects(n.add({ containerId: 'b', args: 'IP=fd00:1::1' }), { message: "failed to allocate for range 1: requested ip fd00:1::1 is subnet's gateway" });
   t.same(state(), before, 'a failure in set 1: set 0 marker not moved');
-  t.same((await n.add({ containerId: 'b' })).ips?.map((i) => i.address), ['10.1.0.3/29', 'fd00:1::3/125'], 'the next ADD continues from the markers');
+  t.same(
+    (await n.add({ containerId: 'b' })).ips?.map((i) => i.address),
+    ['10.1.0.3/29', 'fd00:1::3/125'],
+    'the next ADD continues from the markers',
+  );
 });
 
 t.test('DEL releases the attachment, again and again; CHECK finds it until then', async (t) => {

@@ -63,9 +63,7 @@ export async function cmdAdd(req: CniRequest): Promise<Result> {
 /** Releases the attachment's addresses; nothing to release is success. */
 export async function cmdDel(req: CniRequest): Promise<void> {
   const conf = loadHostLocalConf(req);
-  const errors = withStore(conf.dir, (store) =>
-    store.release(planRelease(store.allocations(), req.containerId, req.ifname, conf.rangeSets.length)),
-  );
+  const errors = withStore(conf.dir, (store) => store.release(planRelease(store.allocations(), req.containerId, req.ifname, conf.rangeSets.length)));
   if (errors.length > 0) throw joined(errors);
 }
 

@@ -98,7 +98,10 @@ t.test('host-local in-process gives what the executed reference gives', async (t
       });
       const both = async (command: Verb, id: string) => {
         const run = command === 'ADD' ? ipamAdd : command === 'DEL' ? ipamDel : ipamCheck;
-        return [await run('host-local', req(s, s.ours, config(dataOurs), command, id)), await run('host-local', req(s, s.theirs, config(dataTheirs), command, id))];
+        return [
+          await run('host-local', req(s, s.ours, config(dataOurs), command, id)),
+          await run('host-local', req(s, s.theirs, config(dataTheirs), command, id)),
+        ];
       };
       for (const id of ['c1', 'c2', 'c3']) {
         const [mine, ref] = await both('ADD', id);
@@ -179,7 +182,11 @@ t.test('which file is run in-process', async (t) => {
   const data = tempDir(t);
   const config = { cniVersion: '1.0.0', name: 'net1', ipam: { type: 'host-local', dataDir: data, ranges: networks['ipv4'] } };
   chmodSync(join(s.ours, 'host-local'), 0o644);
-  await t.rejects(ipamAdd('host-local', req(s, s.ours, config, 'ADD')), { code: 0, msg: /netplugin failed/ }, 'one we may not execute is executed, and fails as exec does');
+  await t.rejects(
+    ipamAdd('host-local', req(s, s.ours, config, 'ADD')),
+    { code: 0, msg: /netplugin failed/ },
+    'one we may not execute is executed, and fails as exec does',
+  );
   t.equal(nodeStarts(s), 0);
   await t.rejects(ipamAdd('nope', req(s, s.ours, config, 'ADD')), {
     code: 999,
@@ -188,6 +195,10 @@ t.test('which file is run in-process', async (t) => {
   await t.rejects(ipamAdd('', req(s, s.ours, config, 'ADD')), { code: 999, msg: 'no plugin name provided' });
   chmodSync(join(s.ours, 'host-local'), 0o755);
   const folded = { cniVersion: '1.0.0', name: 'net1', IPAM: { TYPE: 'host-local', dataDir: data, ranges: networks['ipv4'] } };
-  t.match(await ipamAdd('host-local', req(s, s.ours, folded, 'ADD')), { ips: [{ address: '10.7.0.100/24' }] }, 'host-local reads its config with Go key folding');
+  t.match(
+    await ipamAdd('host-local', req(s, s.ours, folded, 'ADD')),
+    { ips: [{ address: '10.7.0.100/24' }] },
+    'host-local reads its config with Go key folding',
+  );
   t.equal(nodeStarts(s), 0);
 });

@@ -10,11 +10,7 @@ export type RangeSet = readonly Range[];
  * The ranges of a set checked and completed (reference RangeSet.Canonicalize). `rangePath`
  * names where range i sits in the config, for the error.
  */
-export function canonicalizeRangeSet(
-  raw: readonly RawRange[],
-  path: string,
-  rangePath: (i: number) => string = (i) => `${path}[${i}]`,
-): RangeSet {
+export function canonicalizeRangeSet(raw: readonly RawRange[], path: string, rangePath: (i: number) => string = (i) => `${path}[${i}]`): RangeSet {
   if (raw.length === 0) throw new ConfigProblem('empty range set', path);
   const set = raw.map((r, i) => canonicalizeRange(r, rangePath(i)));
   const v4 = (set[0] as Range).rangeStart.v4;

@@ -65,7 +65,12 @@ t.test('every range error of the reference, with the field it is about', async (
   );
   problem(t, () => canonicalizeRange(raw('::ffff:10.0.0.0/104'), 'r'), 'IPNet IP and Mask version mismatch', 'r.subnet');
   problem(t, () => canonicalizeRange(raw('10.1.2.0/24', { rangeStart: '10.1.3.1' }), 'r'), 'RangeStart 10.1.3.1 not in network 10.1.2.0/24', 'r.rangeStart');
-  problem(t, () => canonicalizeRange(raw('10.1.2.0/24', { rangeStart: '2001:db8::1' }), 'r'), 'RangeStart 2001:db8::1 not in network 10.1.2.0/24', 'r.rangeStart');
+  problem(
+    t,
+    () => canonicalizeRange(raw('10.1.2.0/24', { rangeStart: '2001:db8::1' }), 'r'),
+    'RangeStart 2001:db8::1 not in network 10.1.2.0/24',
+    'r.rangeStart',
+  );
   // A start after a given end is "not in network" too: the end bounds the check.
   problem(
     t,

@@ -1,17 +1,6 @@
 // One host-local range: a subnet, the inclusive [rangeStart, rangeEnd] to allocate from, and
 // the gateway the iterator skips (reference https://github.com/containernetworking/plugins/blob/v1.9.0/plugins/ipam/host-local/backend/allocator/range.go).
-import {
-  bitsOf,
-  formatAddr,
-  formatSubnet,
-  maskOf,
-  networkOf,
-  nextAddr,
-  sameAddr,
-  subnetContains,
-  type Addr,
-  type Subnet,
-} from './addr.ts';
+import { bitsOf, formatAddr, formatSubnet, maskOf, networkOf, nextAddr, sameAddr, subnetContains, type Addr, type Subnet } from './addr.ts';
 import { ConfigProblem } from './problem.ts';
 
 /** A range as the config gives it; addresses already parsed, every field optional. */
@@ -103,9 +92,7 @@ export function canonicalizeRange(raw: RawRange, path: string): Range {
 /** Same family, and one range holds an end of the other. */
 export function rangesOverlap(a: Range, b: Range): boolean {
   if (a.rangeStart.v4 !== b.rangeStart.v4) return false;
-  return (
-    rangeContains(a, b.rangeStart) || rangeContains(a, b.rangeEnd) || rangeContains(b, a.rangeStart) || rangeContains(b, a.rangeEnd)
-  );
+  return rangeContains(a, b.rangeStart) || rangeContains(a, b.rangeEnd) || rangeContains(b, a.rangeStart) || rangeContains(b, a.rangeEnd);
 }
 
 /** The address as the result shows it: with the range's prefix length. */

@@ -87,8 +87,7 @@ export function loadStaticConf(req: CniRequest): StaticConf {
   const args = fromCniArgs(req.args);
   const fromArgs = raw.args?.cni?.ips?.length ? parseList(raw.args.cni.ips, 'args.cni.ips', notCidr) : undefined;
   const fromRuntime = raw.runtimeConfig?.ips?.length ? parseList(raw.runtimeConfig.ips, 'runtimeConfig.ips', notCidr) : undefined;
-  const entries =
-    fromRuntime ??
+  const entries = fromRuntime ??
     fromArgs ?? [
       ...(ipam.addresses ?? []).map((a, i): Entry => {
         const text = a.address ?? '';

@@ -33,7 +33,11 @@ t.test('precedence: runtimeConfig.ips > args.cni.ips > addresses + CNI_ARGS IP',
     { address: '10.10.0.6/24' },
     { address: '10.20.0.6/16', gateway: '10.20.0.1' },
   ]);
-  t.same(await addresses(conf(base, { args: { cni: { ips: ['10.30.0.5/24'] } } }), 'IP=10.10.0.6/24'), [{ address: '10.30.0.5/24' }], 'args replace all, gateways too');
+  t.same(
+    await addresses(conf(base, { args: { cni: { ips: ['10.30.0.5/24'] } } }), 'IP=10.10.0.6/24'),
+    [{ address: '10.30.0.5/24' }],
+    'args replace all, gateways too',
+  );
   t.same(
     await addresses(conf(base, { args: { cni: { ips: ['10.30.0.5/24'] } }, RuntimeConfig: { IPs: ['10.40.0.5/24', '2001:db8::40/64'] } })),
     [{ address: '10.40.0.5/24' }, { address: '2001:db8::40/64' }],
@@ -125,7 +129,15 @@ t.test('CHECK compares configured gateways with prevResult', async (t) => {
   const ipam = { addresses: [{ address: '10.10.0.5/24', gateway: '10.10.0.1' }, { address: '10.20.0.5/24' }] };
   const check = (prevResult?: unknown) => cmdCheck(makeRequest(conf(ipam, prevResult === undefined ? {} : { prevResult }), { command: 'CHECK' }));
   await t.rejects(check(), { message: 'Required prevResult missing' });
-  await t.resolves(check({ cniVersion: '1.0.0', ips: [{ address: '10.10.0.5/24', gateway: '10.10.0.1' }, { address: '10.20.0.5/24', gateway: '10.20.0.9' }] }));
+  await t.resolves(
+    check({
+      cniVersion: '1.0.0',
+      ips: [
+        { address: '10.10.0.5/24', gateway: '10.10.0.1' },
+        { address: '10.20.0.5/24', gateway: '10.20.0.9' },
+      ],
+    }),
+  );
   await t.resolves(check({ cniVersion: '1.0.0', ips: [{ address: '10.99.0.5/24' }] }), 'configured addresses missing from prevResult are not checked');
   await t.rejects(check({ cniVersion: '1.0.0', ips: [{ address: '10.10.0.5/24', gateway: '10.10.0.2' }] }), {
     message: 'static: Failed to match addr 10.10.0.5 on interface eth0',

@@ -24,7 +24,7 @@ export function planVlanRuns(p: PortVlans): VlanRun[] {
   const runs: VlanRun[] = [];
   if (p.native !== undefined) runs.push({ vid: p.native, pvid: true, untagged: true });
   const vids = [...new Set(p.tagged)].sort((a, b) => a - b);
-  for (let i = 0; i < vids.length; ) {
+  for (let i = 0; i < vids.length;) {
     let j = i;
     while (j + 1 < vids.length && vids[j + 1] === (vids[j] ?? 0) + 1) j++;
     const vid = vids[i] ?? 0;

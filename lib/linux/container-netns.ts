@@ -9,8 +9,7 @@ export function openContainerNetns(path: string): Netns {
     return Netns.open(path);
   } catch (err) {
     if (!(err instanceof NetnsError)) throw err;
-    const code =
-      err.code === 'ENOENT' ? ErrorCode.UnknownContainer : err.code === 'NOT_NETNS' ? ErrorCode.InvalidEnvironmentVariables : ErrorCode.Internal;
+    const code = err.code === 'ENOENT' ? ErrorCode.UnknownContainer : err.code === 'NOT_NETNS' ? ErrorCode.InvalidEnvironmentVariables : ErrorCode.Internal;
     const details = err.code === 'NOT_NETNS' ? `${path} is not a network namespace` : undefined;
     throw new CniError(code, err.message, details, { cause: err });
   }

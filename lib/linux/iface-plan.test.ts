@@ -17,24 +17,24 @@ t.test('addresses of this interface, gateway defaults per family, route fields k
         { address: 'fd00::5/64', interface: 2 },
         { address: '192.0.2.9/32' },
       ],
-      routes: [
-        { dst: '0.0.0.0/0' },
-        { dst: '::/0' },
-        { dst: '192.168.0.0/16', gw: '10.0.0.254', priority: 10, table: 100, scope: 0 },
-      ],
+      routes: [{ dst: '0.0.0.0/0' }, { dst: '::/0' }, { dst: '192.168.0.0/16', gw: '10.0.0.254', priority: 10, table: 100, scope: 0 }],
     },
     'eth0',
   );
-  t.same(plan.addresses, [
-    { cidr: '10.0.0.5/24', family: 4 },
-    { cidr: '10.0.1.5/24', family: 4 },
-    { cidr: 'fd00::5/64', family: 6 },
-  ], 'an IP without interface index is skipped');
-  t.same(plan.routes, [
-    { dst: '0.0.0.0/0', gw: '10.0.0.1' },
-    { dst: '::/0' },
-    { dst: '192.168.0.0/16', gw: '10.0.0.254', priority: 10, table: 100, scope: 0 },
-  ], 'first gateway of the family; none for IPv6 here');
+  t.same(
+    plan.addresses,
+    [
+      { cidr: '10.0.0.5/24', family: 4 },
+      { cidr: '10.0.1.5/24', family: 4 },
+      { cidr: 'fd00::5/64', family: 6 },
+    ],
+    'an IP without interface index is skipped',
+  );
+  t.same(
+    plan.routes,
+    [{ dst: '0.0.0.0/0', gw: '10.0.0.1' }, { dst: '::/0' }, { dst: '192.168.0.0/16', gw: '10.0.0.254', priority: 10, table: 100, scope: 0 }],
+    'first gateway of the family; none for IPv6 here',
+  );
   t.equal(plan.enableIpv6, true);
   t.equal(plan.settleIpv6, false, 'no IPv6 gateway: nothing routes through a tentative address');
 });

@@ -4,17 +4,7 @@ export { Netns, NetnsError, type NetnsErrorCode } from './netns.ts';
 export { openContainerNetns, openContainerNetnsIfExists } from './container-netns.ts';
 export { readSysctl, writeSysctl } from './sysctl.ts';
 export { normalizeSysctlKey, sysctlPath } from './sysctl-key.ts';
-export {
-  deleteLink,
-  getLinkByIndex,
-  getLinkByName,
-  listLinks,
-  setLinkDown,
-  setLinkMtu,
-  setLinkUp,
-  type LinkInfo,
-  type OperState,
-} from './link.ts';
+export { deleteLink, getLinkByIndex, getLinkByName, listLinks, setLinkDown, setLinkMtu, setLinkUp, type LinkInfo, type OperState } from './link.ts';
 export { addAddress, delAddress, listAddresses, type AddrInfo } from './addr.ts';
 // File locks (host-local's store, nft serialization).
 export { flock, LOCK_EX, LOCK_NB, LOCK_SH, LOCK_UN } from './addon.ts';

@@ -26,7 +26,10 @@ function tree(buf: Buffer, path = ''): Tree {
 t.test('bridge: `ip link add tbr9 mtu 1400 type bridge vlan_filtering 1`', async (t) => {
   const ours = encodeNewBridge({ name: 'tbr9', mtu: 1400, vlanFiltering: true });
   t.equal(hex(ours.subarray(0, IFINFO)), '00'.repeat(16), 'AF_UNSPEC, no index, no flags');
-  const iproute2 = Buffer.from('0800040078050000' + '09000300746272390000000' + '0' + '1c001200' + '0a000100' + '6272696467650000' + '0c000200' + '0500070001000000', 'hex');
+  const iproute2 = Buffer.from(
+    '0800040078050000' + '09000300746272390000000' + '0' + '1c001200' + '0a000100' + '6272696467650000' + '0c000200' + '0500070001000000',
+    'hex',
+  );
   t.same(tree(ours.subarray(IFINFO)), tree(iproute2));
   const plain = encodeNewBridge({ name: 'cni0' });
   t.same(Object.keys(tree(plain.subarray(IFINFO))), ['3', '18'], 'no MTU, no IFLA_INFO_DATA when not asked');
@@ -68,7 +71,10 @@ t.test('bridge port options: hairpin/isolated in IFLA_INFO_SLAVE_DATA', async (t
   t.equal(parts.find((a) => a.type === 4)?.value.toString(), 'bridge\0', 'IFLA_INFO_SLAVE_KIND');
   // `ip link set X type bridge_slave hairpin on isolated off`: IFLA_BRPORT_MODE=1, IFLA_BRPORT_ISOLATED=0
   t.equal(hex(parts.find((a) => a.type === 5)!.value), '0500040001000000' + '0500210000000000');
-  t.same(decodeAttrs(decodeAttrs(encodeBridgePortOptions(6, { isolated: true }).subarray(IFINFO))[0]!.value).map((a) => a.type), [4, 5]);
+  t.same(
+    decodeAttrs(decodeAttrs(encodeBridgePortOptions(6, { isolated: true }).subarray(IFINFO))[0]!.value).map((a) => a.type),
+    [4, 5],
+  );
 });
 
 t.test('bridge VLANs: `bridge vlan add dev X vid 100 pvid untagged master`', async (t) => {
@@ -84,5 +90,13 @@ t.test('bridge VLANs: a run is a RANGE_BEGIN/RANGE_END pair; PVID never spans a 
   t.throws(() => encodeBridgeVlans(6, [{ vid: 5, last: 2 }]), RangeError);
   const tagged = encodeBridgeVlans(6, [{ vid: 100, pvid: true, untagged: true }, { vid: 200 }, { vid: 300, last: 302 }]);
   const spec = decodeAttrs(decodeAttrs(tagged.subarray(IFINFO))[0]!.value).filter((a) => a.type === 2);
-  t.same(spec.map((a) => [a.value.readUInt16LE(0), a.value.readUInt16LE(2)]), [[6, 100], [0, 200], [8, 300], [16, 302]]);
+  t.same(
+    spec.map((a) => [a.value.readUInt16LE(0), a.value.readUInt16LE(2)]),
+    [
+      [6, 100],
+      [0, 200],
+      [8, 300],
+      [16, 302],
+    ],
+  );
 });

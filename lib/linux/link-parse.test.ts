@@ -29,7 +29,10 @@ t.test('toLinkInfo', async (t) => {
     kind: 'link',
     data: { index: 7, flags: { up: true, broadcast: true } },
     attrs: {
-      ifname: 'veth0', mtu: 1450, operstate: 6, master: 3,
+      ifname: 'veth0',
+      mtu: 1450,
+      operstate: 6,
+      master: 3,
       address: Buffer.from([0xde, 0xad, 0xbe, 0xef, 0, 1]),
       linkinfo: nla(1, Buffer.from('veth\0')),
     },

@@ -32,7 +32,7 @@ const NLA_TYPE_MASK = 0x3fff;
  */
 export function linkKindFromInfo(info: Uint8Array): string | undefined {
   const buf = Buffer.from(info.buffer, info.byteOffset, info.byteLength);
-  for (let off = 0; off + 4 <= buf.length; ) {
+  for (let off = 0; off + 4 <= buf.length;) {
     const len = buf.readUInt16LE(off);
     const type = buf.readUInt16LE(off + 2) & NLA_TYPE_MASK;
     if (len < 4 || off + len > buf.length) return undefined;

@@ -3,7 +3,8 @@ import { formatMac, isUnicastMac, parseMac } from './mac.ts';
 
 t.test('the EUI-48 forms Go accepts', async (t) => {
   for (const s of ['0A:58:0a:00:00:05', '0a-58-0a-00-00-05', '0a58.0a00.0005']) t.equal(formatMac(parseMac(s)), '0a:58:0a:00:00:05', s);
-  for (const s of ['', '0a:58:0a:00:00', '0a:58:0a:00:00:05:06', '0a:58-0a:00:00:05', 'zz:58:0a:00:00:05', '00:00:5e:00:53:01:00:00']) t.equal(parseMac(s), undefined, s);
+  for (const s of ['', '0a:58:0a:00:00', '0a:58:0a:00:00:05:06', '0a:58-0a:00:00:05', 'zz:58:0a:00:00:05', '00:00:5e:00:53:01:00:00'])
+    t.equal(parseMac(s), undefined, s);
 });
 
 t.test('unicast: not multicast, not zero', async (t) => {

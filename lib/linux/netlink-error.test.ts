@@ -19,11 +19,16 @@ t.test('kernel rejections as netlink@0.3.0 reports them', async (t) => {
 
 t.test('socket-level failures', async (t) => {
   const errnoException = Object.assign(new Error('Error when sending Netlink message: no buffer space available'), {
-    name: 'ErrnoException', errno: 105, code: 'ENOBUFS', syscall: 'sendmsg',
+    name: 'ErrnoException',
+    errno: 105,
+    code: 'ENOBUFS',
+    syscall: 'sendmsg',
   });
   t.match(toNetlinkError('RTM_GETLINK', errnoException), { errno: 105, code: 'ENOBUFS', op: 'RTM_GETLINK' });
   t.match(toNetlinkError('RTM_GETLINK', new Error('Netlink socket is closed')), {
-    errno: 0, code: 'EUNKNOWN', message: 'Netlink socket is closed',
+    errno: 0,
+    code: 'EUNKNOWN',
+    message: 'Netlink socket is closed',
   });
   t.match(toNetlinkError('op', 'a string'), { errno: 0, message: 'a string' });
   const mapped = toNetlinkError('a', new Error('Request rejected: EEXIST'));
@@ -33,7 +38,9 @@ t.test('socket-level failures', async (t) => {
 t.test('nl() wraps rejections and passes results', async (t) => {
   t.equal(await nl('op', Promise.resolve(42)), 42);
   await t.rejects(nl('RTM_DELLINK', Promise.reject(new Error('Request rejected: ENODEV'))), {
-    name: 'NetlinkError', code: 'ENODEV', op: 'RTM_DELLINK',
+    name: 'NetlinkError',
+    code: 'ENODEV',
+    op: 'RTM_DELLINK',
   });
 });
 

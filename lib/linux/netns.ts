@@ -79,12 +79,7 @@ export class Netns {
     } catch (err) {
       const code = (err as { code?: unknown }).code === 'ENOENT' ? 'ENOENT' : 'OPEN_FAILED';
       // Same wording as the reference's ns.GetNS, which statfs()es first.
-      throw new NetnsError(
-        code,
-        path,
-        `failed to open netns "${path}": failed to Statfs "${path}": ${goErrText(err)}`,
-        err,
-      );
+      throw new NetnsError(code, path, `failed to open netns "${path}": failed to Statfs "${path}": ${goErrText(err)}`, err);
     }
     try {
       if (!isNetnsFd(fd)) {

@@ -34,8 +34,18 @@ t.test('ifinfomsg layout', async (t) => {
 t.test('decoding: types without flags, nesting visible, truncated tail ignored', async (t) => {
   const buf = encodeAttrs([attrU8(7, 1), attrNest(2, [attrU16(3, 9)], true), attrString(3, 'x')]);
   const attrs = decodeAttrs(buf);
-  t.same(attrs.map((a) => [a.type, a.nested]), [[7, false], [2, true], [3, false]]);
-  t.same(decodeAttrs(attrs[1]!.value).map((a) => a.value.readUInt16LE(0)), [9]);
+  t.same(
+    attrs.map((a) => [a.type, a.nested]),
+    [
+      [7, false],
+      [2, true],
+      [3, false],
+    ],
+  );
+  t.same(
+    decodeAttrs(attrs[1]!.value).map((a) => a.value.readUInt16LE(0)),
+    [9],
+  );
   t.equal(findAttr(buf, 3)?.toString(), 'x\0');
   t.equal(findAttr(buf, 99), undefined);
   t.same(decodeAttrs(Buffer.concat([encodeAttrs([attrU8(1, 2)]), Buffer.from([0x20, 0, 1, 0])])).length, 1);

@@ -57,7 +57,7 @@ export const attrStructNest = (type: number, head: Buffer, children: readonly At
 });
 
 function encodedLength(a: Attr): number {
-  const payload = Buffer.isBuffer(a.payload) ? a.payload.length : (a.payload).reduce((n, c) => n + encodedLength(c), 0);
+  const payload = Buffer.isBuffer(a.payload) ? a.payload.length : a.payload.reduce((n, c) => n + encodedLength(c), 0);
   return align4(NLA_HDRLEN + payload);
 }
 
@@ -118,7 +118,7 @@ export interface RawAttr {
 export function decodeAttrs(buf: Uint8Array): RawAttr[] {
   const b = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
   const out: RawAttr[] = [];
-  for (let off = 0; off + NLA_HDRLEN <= b.length; ) {
+  for (let off = 0; off + NLA_HDRLEN <= b.length;) {
     const len = b.readUInt16LE(off);
     const rawType = b.readUInt16LE(off + 2);
     if (len < NLA_HDRLEN || off + len > b.length) break;

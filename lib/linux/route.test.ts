@@ -37,7 +37,13 @@ t.test('an ECMP route lists one entry per next hop', async (t) => {
     data: { family: 10, dstLen: 0, table: 254, scope: 'UNIVERSE' },
     attrs: { multipath: Buffer.concat([hop(2, 1), hop(2, 2)]), table: 254 },
   } as unknown as RouteMessage;
-  t.same(toRouteInfos(msg).map((r) => [r.dst, r.gw, r.index]), [['::/0', 'fd00::1', 2], ['::/0', 'fd00::2', 2]]);
+  t.same(
+    toRouteInfos(msg).map((r) => [r.dst, r.gw, r.index]),
+    [
+      ['::/0', 'fd00::1', 2],
+      ['::/0', 'fd00::2', 2],
+    ],
+  );
 });
 
 t.test('families other than IPv4/IPv6 are skipped', async (t) => {

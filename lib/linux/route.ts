@@ -90,7 +90,7 @@ const RTNH_LEN = 8;
 /** struct rtnexthop { u16 len; u8 flags; u8 hops; s32 ifindex; } followed by its attributes. */
 function nextHops(mp: Buffer): { index: number; gw?: Buffer }[] {
   const hops: { index: number; gw?: Buffer }[] = [];
-  for (let off = 0; off + RTNH_LEN <= mp.length; ) {
+  for (let off = 0; off + RTNH_LEN <= mp.length;) {
     const len = mp.readUInt16LE(off);
     if (len < RTNH_LEN || off + len > mp.length) break;
     const gw = findAttr(mp.subarray(off + RTNH_LEN, off + len), RTA_GATEWAY);

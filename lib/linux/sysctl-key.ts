@@ -21,9 +21,7 @@ const SEGMENT = /^[a-zA-Z0-9_.-]+$/;
  */
 export function sysctlPath(key: string): string {
   const segments = normalizeSysctlKey(key).split('/');
-  const ok =
-    segments.length >= 2 &&
-    segments.every((s) => SEGMENT.test(s) && s !== '.' && s !== '..');
+  const ok = segments.length >= 2 && segments.every((s) => SEGMENT.test(s) && s !== '.' && s !== '..');
   if (!ok) throw new TypeError(`invalid sysctl key ${JSON.stringify(key)}`);
   return `/proc/sys/${segments.join('/')}`;
 }

@@ -58,7 +58,12 @@ const goQuote = (s: string): string => JSON.stringify(s);
 export async function setupVeth(host: Netns, container: Netns, spec: VethSpec): Promise<VethPair> {
   for (let i = 0; i < ATTEMPTS; i++) {
     const hostName = randomVethName();
-    const hostEnd: VethEnd = { name: hostName, up: true, ...(spec.mtu && { mtu: spec.mtu }), ...(spec.hostMaster !== undefined && { master: spec.hostMaster }) };
+    const hostEnd: VethEnd = {
+      name: hostName,
+      up: true,
+      ...(spec.mtu && { mtu: spec.mtu }),
+      ...(spec.hostMaster !== undefined && { master: spec.hostMaster }),
+    };
     const contEnd: VethEnd = { name: spec.ifname, netnsFd: container.fd, ...(spec.mtu && { mtu: spec.mtu }), ...(spec.mac && { mac: spec.mac }) };
     try {
       await createVeth(host, hostEnd, contEnd);

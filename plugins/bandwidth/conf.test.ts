@@ -62,6 +62,10 @@ t.test('runtime sentinels: the burst is sized from the rate, unless referenceBur
   t.same(load(dockershim).egress, { rateBytes: 1250000n, burst: 'from-rate' });
   t.same(load({ ...containerd, referenceBurst: true }).ingress, { rateBytes: 1250000n, burst: 536870911 }, 'opt-out: the literal burst');
   t.same(load({ ingressRate: 10000000, ingressBurst: 4294967295 }).ingress, { rateBytes: 1250000n, burst: 536870911 }, 'static keys mean what they say');
-  t.same(load({ runtimeConfig: { bandwidth: { ingressRate: 10000000, ingressBurst: 4294967294 } } }).ingress, { rateBytes: 1250000n, burst: 536870911 }, 'only the exact sentinels');
+  t.same(
+    load({ runtimeConfig: { bandwidth: { ingressRate: 10000000, ingressBurst: 4294967294 } } }).ingress,
+    { rateBytes: 1250000n, burst: 536870911 },
+    'only the exact sentinels',
+  );
   t.same(load({ runtimeConfig: { bandwidth: { ingressRate: 0, ingressBurst: 4294967295 } } }).ingress, undefined, 'a sentinel without a rate is no shaping');
 });

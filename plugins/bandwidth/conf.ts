@@ -91,7 +91,8 @@ export function loadConf(req: CniRequest): BandwidthConf {
     if (sentinels && RUNTIME_BURST_SENTINELS.includes(burst)) burst = rate === 0 ? 0 : 'from-rate';
     const p = validateDirection(prefix, dir, rate, burst === 'from-rate' ? 8 : burst);
     if (p) problems.push(p);
-    else if (rate > 0) out[dir] = Object.freeze({ rateBytes: BigInt(Math.trunc(rate)) / 8n, burst: burst === 'from-rate' ? burst : Math.floor(Number(burst) / 8) });
+    else if (rate > 0)
+      out[dir] = Object.freeze({ rateBytes: BigInt(Math.trunc(rate)) / 8n, burst: burst === 'from-rate' ? burst : Math.floor(Number(burst) / 8) });
   }
   if (problems.length > 0) {
     throw new CniError(ErrorCode.InvalidNetworkConfig, problems[0]?.msg ?? 'invalid network config', problems.map((p) => `${p.field}: ${p.msg}`).join('; '));

@@ -74,7 +74,14 @@ async function setupL3(a: Add, ipamType: string, bridge: LinkInfo, pair: VethPai
   if (!ipam.ips || ipam.ips.length === 0) throw new Error('IPAM plugin returned missing IP config');
   const plan = planGateways(ipam.ips, ipam.routes ?? [], conf);
   const l3: L3 = { ips: plan.ips, routes: plan.routes, dns: ipam.dns };
-  const draft = assembleResult({ cniVersion: req.cniVersion, bridge: { name: bridge.name }, hostVeth: { name: pair.host.name }, container: { name: req.ifname }, ips: plan.ips, routes: plan.routes });
+  const draft = assembleResult({
+    cniVersion: req.cniVersion,
+    bridge: { name: bridge.name },
+    hostVeth: { name: pair.host.name },
+    container: { name: req.ifname },
+    ips: plan.ips,
+    routes: plan.routes,
+  });
   await d.kernel.configureContainer(pod, req.ifname, draft, conf.enableDad);
   if (conf.isGateway && plan.gateways.length > 0) {
     const target = conf.vlan !== 0 ? await d.kernel.ensureVlanGateway(host, bridge, conf.vlan, conf.preserveDefaultVlan) : bridge;

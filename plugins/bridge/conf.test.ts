@@ -144,7 +144,12 @@ t.test('the reference validation errors, as code 7 naming the field', async (t) 
   refuses(t, { vlanTrunk: [{ id: 4095 }] }, 'vlanTrunk[0].id', 'incorrect trunk id parameter');
   refuses(t, { ipMasqBackend: 'pf' }, 'ipMasqBackend', 'unknown ipmasq backend "pf"');
   refuses(t, { hairpinMode: true, promiscMode: true }, 'hairpinMode', 'cannot set hairpin mode and promiscuous mode at the same time');
-  refuses(t, { disableContainerInterface: true, ipam: { type: 'static' } }, 'disableContainerInterface', 'cannot use IPAM when DisableContainerInterface flag is set');
+  refuses(
+    t,
+    { disableContainerInterface: true, ipam: { type: 'static' } },
+    'disableContainerInterface',
+    'cannot use IPAM when DisableContainerInterface flag is set',
+  );
 });
 
 t.test('what the kernel would refuse is refused before anything is touched', async (t) => {
@@ -156,7 +161,12 @@ t.test('what the kernel would refuse is refused before anything is touched', asy
     refuses(t, { bridge: bad }, 'bridge', /invalid bridge name/);
   }
   refuses(t, { bridge: 'abcdefghijkl', vlan: 100, isGateway: true, ipam: { type: 'host-local' } }, 'bridge', /VLAN gateway interface name/);
-  refuses(t, { bridge: 'br012345678', vlan: 1000, isGateway: true, ipam: { type: 'host-local' } }, 'bridge', 'VLAN gateway interface name "br012345678.1000" is too long');
+  refuses(
+    t,
+    { bridge: 'br012345678', vlan: 1000, isGateway: true, ipam: { type: 'host-local' } },
+    'bridge',
+    'VLAN gateway interface name "br012345678.1000" is too long',
+  );
   refuses(t, { mtu: -1 }, 'mtu', 'invalid MTU -1');
   refuses(t, { mtu: 70000 }, 'mtu', 'invalid MTU 70000');
   refuses(t, { runtimeConfig: { mac: 'nope' } }, 'runtimeConfig.mac', 'invalid MAC address "nope"');
@@ -173,7 +183,9 @@ t.test('several problems are all listed', async (t) => {
 });
 
 t.test('DEL/CHECK still load what ADD would refuse, so they can clean up', async (t) => {
-  const c = loadConf(req({ hairpinMode: true, promiscMode: true, runtimeConfig: { mac: 'bad' }, ipam: { type: 'host-local' }, disableContainerInterface: true }));
+  const c = loadConf(
+    req({ hairpinMode: true, promiscMode: true, runtimeConfig: { mac: 'bad' }, ipam: { type: 'host-local' }, disableContainerInterface: true }),
+  );
   t.equal(c.hairpinMode, true);
   t.notOk('mac' in c);
   t.throws(() => loadConf(req({ vlan: 9999 })), { code: 7 }, 'VLAN errors fail every verb, as in the reference');

@@ -75,8 +75,6 @@ export function bridgeConfSchema(): ReturnType<typeof buildSchema> {
   return (schema ??= buildSchema());
 }
 
-
-
 export interface LoadOptions {
   /** ADD also refuses combinations the reference refuses only in ADD (DEL must still clean up) */
   forAdd?: boolean;

@@ -19,8 +19,7 @@ t.test('three DEL steps fail: every step still runs, and one error names all thr
   const prevResult = { cniVersion: '1.1.0', ips: [{ address: '10.1.0.5/24' }] };
   await t.rejects(cmdDel(del({ prevResult }), deps), {
     code: 999,
-    message:
-      'operation not permitted; failed to open store: permission denied; running [nft -f -]: exit status 1: Error: Could not process rule',
+    message: 'operation not permitted; failed to open store: permission denied; running [nft -f -]: exit status 1: Error: Could not process rule',
   });
   t.same(calls, [
     'openNetnsIfExists /run/netns/unused',

@@ -14,7 +14,10 @@ t.test('every IP goes on the container interface (index 2)', async (t) => {
 
 t.test('isGateway: missing gateways are the subnet first address; the bridge gets gw/prefix', async (t) => {
   const p = planGateways([{ address: '10.22.3.5/16' }, { address: 'fd00::9/64', gateway: 'fd00::fe' }], [], gw);
-  t.same(p.ips.map((i) => i.gateway), ['10.22.0.1', 'fd00::fe']);
+  t.same(
+    p.ips.map((i) => i.gateway),
+    ['10.22.0.1', 'fd00::fe'],
+  );
   t.same(p.gateways, [
     { family: 4, cidr: '10.22.0.1/16' },
     { family: 6, cidr: 'fd00::fe/64' },

@@ -17,14 +17,18 @@ import {
 } from '../../lib/linux/index.ts';
 import type { GatewayAddr } from './gateway-plan.ts';
 
-
 /**
  * Puts gw on the link unless it is there. Another IPv4 address, or an IPv6 address whose
  * prefix overlaps, is replaced with forceAddress and an error without it; other IPv6
  * addresses stay. Then the link's MAC is set to `pinMac` (see macToPin): a bridge whose MAC
  * was never set follows its lowest port MAC as ports churn.
  */
-export async function ensureGatewayAddr(host: Netns, link: LinkInfo, gw: GatewayAddr, opts: { pinMac: Buffer | undefined; forceAddress: boolean }): Promise<void> {
+export async function ensureGatewayAddr(
+  host: Netns,
+  link: LinkInfo,
+  gw: GatewayAddr,
+  opts: { pinMac: Buffer | undefined; forceAddress: boolean },
+): Promise<void> {
   const { pinMac, forceAddress } = opts;
   const want = cidrBytes(gw.cidr);
   if (!want) throw new TypeError(`invalid gateway ${gw.cidr}`);

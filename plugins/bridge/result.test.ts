@@ -21,7 +21,10 @@ t.test('L3 with a VLAN gateway as 4th interface; the config DNS wins over IPAM D
     ipamDns: { nameservers: ['10.0.0.53'] },
     dnsOverride: { nameservers: ['1.1.1.1'], search: ['svc'] },
   });
-  t.same(r.interfaces?.map((i) => i.name), ['cni0', 'veth0a0b0c0d', 'eth0', 'cni0.100']);
+  t.same(
+    r.interfaces?.map((i) => i.name),
+    ['cni0', 'veth0a0b0c0d', 'eth0', 'cni0.100'],
+  );
   t.same(r.dns, { nameservers: ['1.1.1.1'], search: ['svc'] });
   t.same(r.ips, [{ address: '10.0.0.5/24', gateway: '10.0.0.1', interface: 2 }]);
 });

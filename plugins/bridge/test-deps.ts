@@ -49,7 +49,10 @@ export function fakeDeps(failing: Readonly<Record<string, Error>> = {}): FakeDep
       waitOperUp: async (n, index) => step('waitOperUp', `${nsName(n)} ${index}`),
       getLinkByIndex: async (n, index) => (step('getLinkByIndex', `${nsName(n)} ${index}`), [BRIDGE, PAIR.host].find((l) => l.index === index)),
       getLinkByName: async (n, name) => (step('getLinkByName', `${nsName(n)} ${name}`), name === PAIR.container.name ? PAIR.container : undefined),
-      listAddresses: async (n, f) => (step('listAddresses', `${nsName(n)} ${f?.index}`), [{ family: 4, address: '10.1.0.5', prefixLen: 24, index: 2, scope: 0 }]),
+      listAddresses: async (n, f) => (
+        step('listAddresses', `${nsName(n)} ${f?.index}`),
+        [{ family: 4, address: '10.1.0.5', prefixLen: 24, index: 2, scope: 0 }]
+      ),
     },
     check: {
       validateBridge: async () => (step('validateBridge'), { ...BRIDGE }) as never,

@@ -12,9 +12,13 @@ t.test('port plan', async (t) => {
   t.equal(planPortVlans(0, [], false), undefined, 'nothing configured: the kernel defaults stay');
   t.same(planPortVlans(100, [], false), { clear: true, runs: [{ vid: 100, pvid: true, untagged: true }] }, 'access port');
   t.same(planPortVlans(100, [], true), { clear: false, runs: [{ vid: 100, pvid: true, untagged: true }] }, 'preserveDefaultVlan keeps VID 1');
-  t.same(planPortVlans(0, [10, 11, 20], false), {
-    clear: true,
-    runs: [{ vid: 1, pvid: true, untagged: true }, { vid: 10, last: 11 }, { vid: 20 }],
-  }, 'trunk without vlan: VID 1 stays native');
+  t.same(
+    planPortVlans(0, [10, 11, 20], false),
+    {
+      clear: true,
+      runs: [{ vid: 1, pvid: true, untagged: true }, { vid: 10, last: 11 }, { vid: 20 }],
+    },
+    'trunk without vlan: VID 1 stays native',
+  );
   t.same(planPortVlans(5, [10], false), { clear: true, runs: [{ vid: 5, pvid: true, untagged: true }, { vid: 10 }] }, 'vlan is the native VLAN of a trunk');
 });

@@ -59,10 +59,14 @@ async function runPlugin(rt: Runtime, list: NetworkConfigList, plugin: Record<st
 export async function addNetworkList(rt: Runtime, list: NetworkConfigList, conf: RuntimeConf): Promise<unknown> {
   let prev: unknown;
   for (const p of list.plugins) {
-    prev = await runPlugin(rt, list, p, { verb: 'ADD', conf, extra: {
-      prevResult: prev,
-      ...(conf.capabilityArgs !== undefined && { capabilityArgs: conf.capabilityArgs }),
-    } });
+    prev = await runPlugin(rt, list, p, {
+      verb: 'ADD',
+      conf,
+      extra: {
+        prevResult: prev,
+        ...(conf.capabilityArgs !== undefined && { capabilityArgs: conf.capabilityArgs }),
+      },
+    });
   }
   return prev;
 }
@@ -73,10 +77,14 @@ export async function checkNetworkList(rt: Runtime, list: NetworkConfigList, con
   }
   if (list.disableCheck) return;
   for (const p of list.plugins) {
-    await runPlugin(rt, list, p, { verb: 'CHECK', conf, extra: {
-      prevResult: cached,
-      ...(conf.capabilityArgs !== undefined && { capabilityArgs: conf.capabilityArgs }),
-    } });
+    await runPlugin(rt, list, p, {
+      verb: 'CHECK',
+      conf,
+      extra: {
+        prevResult: cached,
+        ...(conf.capabilityArgs !== undefined && { capabilityArgs: conf.capabilityArgs }),
+      },
+    });
   }
 }
 
@@ -84,19 +92,19 @@ export async function delNetworkList(rt: Runtime, list: NetworkConfigList, conf:
   // prevResult on DEL exists since 0.4.0.
   const prevResult = compareVersions(list.cniVersion, '0.4.0') >= 0 ? cached : undefined;
   for (const p of [...list.plugins].reverse()) {
-    await runPlugin(rt, list, p, { verb: 'DEL', conf, extra: {
-      prevResult,
-      ...(conf.capabilityArgs !== undefined && { capabilityArgs: conf.capabilityArgs }),
-    } });
+    await runPlugin(rt, list, p, {
+      verb: 'DEL',
+      conf,
+      extra: {
+        prevResult,
+        ...(conf.capabilityArgs !== undefined && { capabilityArgs: conf.capabilityArgs }),
+      },
+    });
   }
 }
 
 /** GC for ≥1.1.0 lists: every plugin runs, errors are collected and reported together. */
-export async function gcNetworkList(
-  rt: Runtime,
-  list: NetworkConfigList,
-  validAttachments: readonly { containerID: string; ifname: string }[],
-): Promise<void> {
+export async function gcNetworkList(rt: Runtime, list: NetworkConfigList, validAttachments: readonly { containerID: string; ifname: string }[]): Promise<void> {
   if (list.disableGC || compareVersions(list.cniVersion, '1.1.0') < 0) return;
   const errors: Error[] = [];
   for (const p of list.plugins) {

@@ -24,7 +24,9 @@ t.test('structural errors', async (t) => {
 });
 
 t.test('injection: name, version, prevResult, runtimeConfig from declared capabilities only', async (t) => {
-  const list = parseConflist(JSON.stringify({ name: 'k8s', cniVersion: '1.0.0', plugins: [{ type: 'portmap', capabilities: { portMappings: true, bandwidth: false } }] }));
+  const list = parseConflist(
+    JSON.stringify({ name: 'k8s', cniVersion: '1.0.0', plugins: [{ type: 'portmap', capabilities: { portMappings: true, bandwidth: false } }] }),
+  );
   const plugin = list.plugins[0] ?? {};
   const conf = buildPluginConfig(list, plugin, {
     prevResult: { cniVersion: '1.0.0' },

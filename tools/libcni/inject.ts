@@ -10,11 +10,7 @@ export interface InjectOptions {
   readonly validAttachments?: readonly { containerID: string; ifname: string }[];
 }
 
-export function buildPluginConfig(
-  list: NetworkConfigList,
-  plugin: Readonly<Record<string, unknown>>,
-  opts: InjectOptions = {},
-): Record<string, unknown> {
+export function buildPluginConfig(list: NetworkConfigList, plugin: Readonly<Record<string, unknown>>, opts: InjectOptions = {}): Record<string, unknown> {
   const conf: Record<string, unknown> = { ...plugin, name: list.name, cniVersion: list.cniVersion };
   if (opts.prevResult !== undefined && opts.prevResult !== null) conf['prevResult'] = opts.prevResult;
   const rc = runtimeConfigFor(plugin, opts.capabilityArgs ?? {});
@@ -29,10 +25,7 @@ export function buildPluginConfig(
 
 // Only capabilities the plugin declares as true, and that the runtime has a value
 // for, are passed; with none, libcni leaves runtimeConfig out entirely.
-function runtimeConfigFor(
-  plugin: Readonly<Record<string, unknown>>,
-  capabilityArgs: Readonly<Record<string, unknown>>,
-): Record<string, unknown> | undefined {
+function runtimeConfigFor(plugin: Readonly<Record<string, unknown>>, capabilityArgs: Readonly<Record<string, unknown>>): Record<string, unknown> | undefined {
   const caps = plugin['capabilities'];
   if (typeof caps !== 'object' || caps === null) return undefined;
   const rc: Record<string, unknown> = {};

@@ -11,6 +11,14 @@ t.test('libcni error rules for a failed plugin', async (t) => {
 });
 
 t.test('plugin env carries only CNI_* on top of the base env', async (t) => {
-  const env = pluginEnv({ command: 'ADD', containerId: 'c', netns: '/run/netns/x', ifname: 'eth0', args: 'A=1', cniPath: ['/a', '/b'], baseEnv: { PATH: '/bin' } });
+  const env = pluginEnv({
+    command: 'ADD',
+    containerId: 'c',
+    netns: '/run/netns/x',
+    ifname: 'eth0',
+    args: 'A=1',
+    cniPath: ['/a', '/b'],
+    baseEnv: { PATH: '/bin' },
+  });
   t.same(env, { PATH: '/bin', CNI_COMMAND: 'ADD', CNI_CONTAINERID: 'c', CNI_NETNS: '/run/netns/x', CNI_IFNAME: 'eth0', CNI_ARGS: 'A=1', CNI_PATH: '/a:/b' });
 });

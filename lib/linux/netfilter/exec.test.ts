@@ -23,14 +23,25 @@ function withPath<T>(value: string | undefined, f: () => T): T {
 // reference cannot run iptables or nft; we look in the usual system directories.
 t.test('PATH unset: tools are found in the system directories', async (t) => {
   const lookPath = await freshLookPath(t);
-  t.match(withPath(undefined, () => lookPath('sh')), /^\/(usr\/)?bin\/sh$/);
+  t.match(
+    withPath(undefined, () => lookPath('sh')),
+    /^\/(usr\/)?bin\/sh$/,
+  );
   const emptyPath = await freshLookPath(t);
-  t.match(withPath('', () => emptyPath('sh')), /^\/(usr\/)?bin\/sh$/, 'an empty PATH counts as unset');
+  t.match(
+    withPath('', () => emptyPath('sh')),
+    /^\/(usr\/)?bin\/sh$/,
+    'an empty PATH counts as unset',
+  );
 });
 
 t.test('PATH set: only its directories are searched', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'cnits-path-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const lookPath = await freshLookPath(t);
-  t.equal(withPath(dir, () => lookPath('sh')), undefined, 'a PATH without sh finds no sh');
+  t.equal(
+    withPath(dir, () => lookPath('sh')),
+    undefined,
+    'a PATH without sh finds no sh',
+  );
 });

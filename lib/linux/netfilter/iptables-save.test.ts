@@ -3,7 +3,16 @@ import { parseSavedNat, ruleOption, ruleTarget, tokenizeSaved } from './iptables
 
 t.test('saved lines split like iptables-restore reads them', async (t) => {
   t.same(tokenizeSaved('-A POSTROUTING -s 10.22.0.5/32 -m comment --comment "name: \\"mynet\\" id: \\"c1\\"" -j CNI-abc'), [
-    '-A', 'POSTROUTING', '-s', '10.22.0.5/32', '-m', 'comment', '--comment', 'name: "mynet" id: "c1"', '-j', 'CNI-abc',
+    '-A',
+    'POSTROUTING',
+    '-s',
+    '10.22.0.5/32',
+    '-m',
+    'comment',
+    '--comment',
+    'name: "mynet" id: "c1"',
+    '-j',
+    'CNI-abc',
   ]);
   t.same(tokenizeSaved('-A X --comment "" -j Y'), ['-A', 'X', '--comment', '', '-j', 'Y']);
   t.same(tokenizeSaved('-A X  -j  Y '), ['-A', 'X', '-j', 'Y']);
@@ -28,7 +37,10 @@ COMMIT
 t.test('only the nat table is read: its chains and rules', async (t) => {
   const s = parseSavedNat(SAVED);
   t.same([...s.chains], ['PREROUTING', 'POSTROUTING', 'CNI-abc']);
-  t.same(s.rules.map((r) => r.chain), ['POSTROUTING', 'CNI-abc', 'CNI-abc']);
+  t.same(
+    s.rules.map((r) => r.chain),
+    ['POSTROUTING', 'CNI-abc', 'CNI-abc'],
+  );
   const [jump, accept, masq] = s.rules;
   t.equal(ruleTarget(jump!), 'CNI-abc');
   t.equal(ruleOption(jump!, '-s'), '10.22.0.5/32');

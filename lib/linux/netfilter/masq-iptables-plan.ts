@@ -60,9 +60,7 @@ function planSetup(
   const lines = [chainLine === 'create' ? `-N ${chain}` : `:${chain} - [0:0]`];
   for (const subnet of subnets) lines.push(`-A ${chain} -d ${subnet} -j ACCEPT ${c}`);
   lines.push(`-A ${chain} ! -d ${MULTICAST[family]} -j MASQUERADE ${c}`);
-  const jumped = new Set(
-    saved.rules.filter((r) => r.chain === 'POSTROUTING' && ruleTarget(r) === chain).map((r) => ruleOption(r, '-s')),
-  );
+  const jumped = new Set(saved.rules.filter((r) => r.chain === 'POSTROUTING' && ruleTarget(r) === chain).map((r) => ruleOption(r, '-s')));
   for (const ip of new Set(addrs.map((a) => a.ip))) {
     if (!jumped.has(`${ip}/${HOST_BITS[family]}`)) lines.push(`-A POSTROUTING -s ${ip} -j ${chain} ${c}`);
   }

@@ -73,24 +73,15 @@ async function createFresh(family: Family, network: string, containerId: string,
  * With addresses: their jumps, in their families, and the chain unless still jumped to.
  * Without (`addrs` empty): the chain and every jump to it, in every family given.
  */
-export async function teardownMasqIptables(
-  network: string,
-  containerId: string,
-  addrs: readonly MasqAddr[],
-  families: readonly Family[],
-): Promise<void> {
+export async function teardownMasqIptables(network: string, containerId: string, addrs: readonly MasqAddr[], families: readonly Family[]): Promise<void> {
   const chain = masqChainName(network, containerId);
   await settleAll(
     families.map((f) =>
-      readPlanApply(f, (saved) =>
-        planIptablesMasqTeardown(saved, [chain], addrs.length === 0 ? undefined : addrs.filter((a) => a.family === f)),
-      ),
+      readPlanApply(f, (saved) => planIptablesMasqTeardown(saved, [chain], addrs.length === 0 ? undefined : addrs.filter((a) => a.family === f))),
     ),
   );
 }
 
 export async function gcMasqIptables(network: string, validIds: ReadonlySet<string>, families: readonly Family[]): Promise<void> {
-  await settleAll(
-    families.map((f) => readPlanApply(f, (saved) => planIptablesMasqTeardown(saved, selectIptablesGcChains(saved, network, validIds)))),
-  );
+  await settleAll(families.map((f) => readPlanApply(f, (saved) => planIptablesMasqTeardown(saved, selectIptablesGcChains(saved, network, validIds)))));
 }

@@ -89,11 +89,25 @@ const READY = JSON.stringify({
   nftables: [
     { metainfo: { version: '1.0.6', release_name: 'Lester Gooch #5', json_schema_version: 1 } },
     { table: { family: 'inet', name: 'cni_plugins_masquerade', handle: 4, comment: 'Masquerading for plugins from github.com/containernetworking/plugins' } },
-    { chain: { family: 'inet', table: 'cni_plugins_masquerade', name: 'masq_checks', handle: 1, comment: 'Masquerade traffic from certain IPs to any (non-multicast) IP outside their subnet' } },
-    { chain: { family: 'inet', table: 'cni_plugins_masquerade', name: 'postrouting', handle: 2, type: 'nat', hook: 'postrouting', prio: 100, policy: 'accept' } },
+    {
+      chain: {
+        family: 'inet',
+        table: 'cni_plugins_masquerade',
+        name: 'masq_checks',
+        handle: 1,
+        comment: 'Masquerade traffic from certain IPs to any (non-multicast) IP outside their subnet',
+      },
+    },
+    {
+      chain: { family: 'inet', table: 'cni_plugins_masquerade', name: 'postrouting', handle: 2, type: 'nat', hook: 'postrouting', prio: 100, policy: 'accept' },
+    },
     {
       rule: {
-        family: 'inet', table: 'cni_plugins_masquerade', chain: 'masq_checks', handle: 6, comment: '6fd94d501e58f0aa-287fc69eff0574a2, net: unit-test, if: eth0, id: one',
+        family: 'inet',
+        table: 'cni_plugins_masquerade',
+        chain: 'masq_checks',
+        handle: 6,
+        comment: '6fd94d501e58f0aa-287fc69eff0574a2, net: unit-test, if: eth0, id: one',
         expr: [
           { match: { op: '==', left: { payload: { protocol: 'ip', field: 'saddr' } }, right: '192.168.1.1' } },
           { match: { op: '!=', left: { payload: { protocol: 'ip', field: 'daddr' } }, right: { prefix: { addr: '192.168.1.0', len: 24 } } } },
@@ -101,8 +115,30 @@ const READY = JSON.stringify({
         ],
       },
     },
-    { rule: { family: 'inet', table: 'cni_plugins_masquerade', chain: 'postrouting', handle: 8, expr: [{ match: { op: '==', left: { payload: { protocol: 'ip', field: 'daddr' } }, right: { prefix: { addr: '224.0.0.0', len: 4 } } } }, { return: null }] } },
-    { rule: { family: 'inet', table: 'cni_plugins_masquerade', chain: 'postrouting', handle: 9, expr: [{ match: { op: '==', left: { payload: { protocol: 'ip6', field: 'daddr' } }, right: { prefix: { addr: 'ff00::', len: 8 } } } }, { return: null }] } },
+    {
+      rule: {
+        family: 'inet',
+        table: 'cni_plugins_masquerade',
+        chain: 'postrouting',
+        handle: 8,
+        expr: [
+          { match: { op: '==', left: { payload: { protocol: 'ip', field: 'daddr' } }, right: { prefix: { addr: '224.0.0.0', len: 4 } } } },
+          { return: null },
+        ],
+      },
+    },
+    {
+      rule: {
+        family: 'inet',
+        table: 'cni_plugins_masquerade',
+        chain: 'postrouting',
+        handle: 9,
+        expr: [
+          { match: { op: '==', left: { payload: { protocol: 'ip6', field: 'daddr' } }, right: { prefix: { addr: 'ff00::', len: 8 } } } },
+          { return: null },
+        ],
+      },
+    },
     { rule: { family: 'inet', table: 'cni_plugins_masquerade', chain: 'postrouting', handle: 10, expr: [{ goto: { target: 'masq_checks' } }] } },
   ],
 });
@@ -129,6 +165,10 @@ t.test('a postrouting chain that is not exactly the three rules is rebuilt', asy
     ['nothing', listing([])],
   ] as const) {
     t.equal(masqTableReady(l), false, why);
-    t.match(planNftMasqSetup(l, { network: 'unit-test', ifname: 'eth0', containerId: 'one' }, parseMasqAddrs(['192.168.1.1/24'])), `flush chain ${T} postrouting\n`, why);
+    t.match(
+      planNftMasqSetup(l, { network: 'unit-test', ifname: 'eth0', containerId: 'one' }, parseMasqAddrs(['192.168.1.1/24'])),
+      `flush chain ${T} postrouting\n`,
+      why,
+    );
   }
 });

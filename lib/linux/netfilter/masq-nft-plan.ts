@@ -2,16 +2,7 @@
 // (pkg/ip/ipmasq_nftables_linux.go): table inet cni_plugins_masquerade with a regular chain
 // masq_checks holding one commented rule per container address, and a nat base chain
 // postrouting that skips multicast and goes to masq_checks.
-import {
-  MASQ_CHAIN,
-  MASQ_CHAIN_COMMENT,
-  MASQ_POSTROUTING,
-  MASQ_TABLE,
-  MASQ_TABLE_COMMENT,
-  nftInstanceHash,
-  nftMasqComment,
-  nftNetworkHash,
-} from './names.ts';
+import { MASQ_CHAIN, MASQ_CHAIN_COMMENT, MASQ_POSTROUTING, MASQ_TABLE, MASQ_TABLE_COMMENT, nftInstanceHash, nftMasqComment, nftNetworkHash } from './names.ts';
 import type { NftListing, NftRule } from './nft-json.ts';
 import type { MasqAddr } from './validate.ts';
 
@@ -30,12 +21,11 @@ export function deleteRulesScript(rules: readonly NftRule[]): string {
 const POSTROUTING_EXPRS = [
   ['ip', '224.0.0.0', 4],
   ['ip6', 'ff00::', 8],
-].map(([protocol, addr, len]) =>
-  JSON.stringify([
-    { match: { op: '==', left: { payload: { protocol, field: 'daddr' } }, right: { prefix: { addr, len } } } },
-    { return: null },
-  ]),
-).concat(JSON.stringify([{ goto: { target: MASQ_CHAIN } }]));
+]
+  .map(([protocol, addr, len]) =>
+    JSON.stringify([{ match: { op: '==', left: { payload: { protocol, field: 'daddr' } }, right: { prefix: { addr, len } } } }, { return: null }]),
+  )
+  .concat(JSON.stringify([{ goto: { target: MASQ_CHAIN } }]));
 
 /**
  * True when a listing of the table shows both chains and exactly the expected postrouting
@@ -92,11 +82,7 @@ export function planNftMasqTeardown(existing: readonly NftRule[], network: strin
 }
 
 /** GC: rules of `network` whose comment is not that of a valid attachment (the reference's test). */
-export function planNftMasqGc(
-  existing: readonly NftRule[],
-  network: string,
-  valid: readonly { containerID: string; ifname: string }[],
-): string | undefined {
+export function planNftMasqGc(existing: readonly NftRule[], network: string, valid: readonly { containerID: string; ifname: string }[]): string | undefined {
   const keep = new Set(valid.map((a) => nftMasqComment(network, a.ifname, a.containerID)));
   const stale = selectMasqRules(existing, nftNetworkHash(network)).filter((r) => !keep.has(r.comment ?? ''));
   return stale.length === 0 ? undefined : deleteRulesScript(stale);

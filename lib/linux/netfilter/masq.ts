@@ -11,13 +11,7 @@ import { gcMasqIptables, setupMasqIptables, teardownMasqIptables } from './masq-
 import type { Family } from './masq-iptables-plan.ts';
 import { gcMasqNft, setupMasqNft, teardownMasqNft } from './masq-nft.ts';
 import { settleAll } from './settle.ts';
-import {
-  parseMasqAddrs,
-  validateContainerIdToken,
-  validateIfnameToken,
-  validateIptablesComment,
-  validateNetworkToken,
-} from './validate.ts';
+import { parseMasqAddrs, validateContainerIdToken, validateIfnameToken, validateIptablesComment, validateNetworkToken } from './validate.ts';
 
 export type MasqBackend = 'iptables' | 'nftables';
 

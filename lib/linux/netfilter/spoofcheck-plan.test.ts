@@ -20,16 +20,17 @@ const ATTACHMENT = [
 t.test('setup on a fresh node: the reference layout in table bridge nat, one transaction', async (t) => {
   t.equal(
     planSpoofSetup({ chains: [], rules: [] }, N, 'veth1234abcd', '0a:58:0a:16:00:05'),
-    [
-      'add table bridge nat',
-      'add chain bridge nat PREROUTING { type filter hook prerouting priority -300 ; policy accept ; }',
-      ...ATTACHMENT,
-      '',
-    ].join('\n'),
+    ['add table bridge nat', 'add chain bridge nat PREROUTING { type filter hook prerouting priority -300 ; policy accept ; }', ...ATTACHMENT, ''].join('\n'),
   );
 });
 
-const chain = (name: string, handle: number) => ({ family: 'bridge', table: 'nat', name, handle, ...(name === 'PREROUTING' && { type: 'filter', hook: 'prerouting' }) });
+const chain = (name: string, handle: number) => ({
+  family: 'bridge',
+  table: 'nat',
+  name,
+  handle,
+  ...(name === 'PREROUTING' && { type: 'filter', hook: 'prerouting' }),
+});
 const rule = (chainName: string, handle: number, comment?: string) => ({ family: 'bridge', table: 'nat', chain: chainName, handle, comment, expr: '[]' });
 
 t.test('teardown: our PREROUTING jumps by comment, then both chains, emptied first', async (t) => {
@@ -71,12 +72,5 @@ t.test('setup where PREROUTING exists: no re-declaration; an earlier jump of thi
     chains: [chain('PREROUTING', 1)],
     rules: [rule('PREROUTING', 4, 'macspoofchk-abc-eth0'), rule('PREROUTING', 9, 'macspoofchk-xyz-eth0')],
   };
-  t.equal(
-    planSpoofSetup(listing, N, 'veth1234abcd', '0a:58:0a:16:00:05'),
-    [
-      'delete rule bridge nat PREROUTING handle 4',
-      ...ATTACHMENT,
-      '',
-    ].join('\n'),
-  );
+  t.equal(planSpoofSetup(listing, N, 'veth1234abcd', '0a:58:0a:16:00:05'), ['delete rule bridge nat PREROUTING handle 4', ...ATTACHMENT, ''].join('\n'));
 });

@@ -16,7 +16,10 @@ const U32 = 2 ** 32;
 
 /** The psched clock's ticks per microsecond, from the text of /proc/net/psched. */
 export function parsePsched(text: string): number {
-  const parts = text.trim().split(/\s+/).map((p) => Number.parseInt(p, 16));
+  const parts = text
+    .trim()
+    .split(/\s+/)
+    .map((p) => Number.parseInt(p, 16));
   if (parts.length < 3 || parts.slice(0, 3).some((v) => !Number.isFinite(v) || v <= 0)) {
     throw new Error(`unexpected /proc/net/psched contents: ${JSON.stringify(text)}`);
   }

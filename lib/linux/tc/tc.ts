@@ -58,7 +58,6 @@ export async function addRedirectFilter(ns: Netns, ifindex: number, target: numb
   await rtnlRequest(ns, RTM_NEWTFILTER, encodeRedirectFilter(ifindex, target), CREATE);
 }
 
-
 /** Deletes the root qdisc of a link if it is our tbf (1:); missing or another qdisc: done. */
 export async function deleteTbfQdisc(ns: Netns, ifindex: number): Promise<void> {
   try {
