@@ -3,7 +3,7 @@
 // propagation) with empty tmpfs mounted over the directories in question, so the host's own
 // /var/lib/cni and /run are never changed. host-local ADD needs no netns and loads our addon
 // (flock), so it shows whether the natives could be loaded.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { DIST_BIN } from './helpers/plugins.ts';
@@ -25,32 +25,15 @@ ls -A /run/cni-ts/.native 2>/dev/null
 async function runIn(t: Test, mounts: string[]) {
   const dir = mkdtempSync('/var/tmp/cnits-ro-');
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  // The executable is copied next to the config (copying it is the whole install): the repo may
+  // live under /tmp or /run, which some cases cover with a read-only tmpfs.
+  const plugin = join(dir, 'host-local');
+  copyFileSync(join(DIST_BIN, 'host-local'), plugin);
   const conf = join(dir, 'conf.json');
   const ipam = { type: 'host-local', dataDir: join(dir, 'data'), ranges: [[{ subnet: '10.81.0.0/24' }]] };
   writeFileSync(conf, JSON.stringify({ cniVersion: '1.0.0', name: 'ro', type: 'host-local', ipam }));
-  const env = [
-    'CNI_COMMAND=ADD',
-    'CNI_CONTAINERID=ro1',
-    'CNI_NETNS=/var/tmp/none',
-    'CNI_IFNAME=eth0',
-    `CNI_PATH=${DIST_BIN}`,
-    'PATH=/usr/sbin:/usr/bin:/sbin:/bin',
-  ];
-  const r = await tryRun('env', [
-    '-i',
-    ...env,
-    'unshare',
-    '-m',
-    '--propagation',
-    'private',
-    'sh',
-    '-c',
-    SCRIPT,
-    'sh',
-    join(DIST_BIN, 'host-local'),
-    mounts.join(' '),
-    conf,
-  ]);
+  const env = ['CNI_COMMAND=ADD', 'CNI_CONTAINERID=ro1', 'CNI_NETNS=/var/tmp/none', 'CNI_IFNAME=eth0', `CNI_PATH=${dir}`, 'PATH=/usr/sbin:/usr/bin:/sbin:/bin'];
+  const r = await tryRun('env', ['-i', ...env, 'unshare', '-m', '--propagation', 'private', 'sh', '-c', SCRIPT, 'sh', plugin, mounts.join(' '), conf]);
   const [out = '', state = ''] = r.stdout.split('@@state\n');
   let json: any;
   try {

@@ -1,11 +1,11 @@
 // portmap e2e helpers: the conflist (bridge + host-local → portmap), identifying TCP and UDP
 // servers started in a netns (killed by their own handle in teardown), clients, and what a
 // container's port mappings leave in iptables and nft.
-import { spawn } from 'node:child_process';
 import type { Test } from 'tap';
 import { portmapDnatChainName } from '../../lib/linux/netfilter/names.ts';
 import { POD_V4, POD_V6 } from './bridge-net.ts';
 import { nsExec } from './sh.ts';
+import { startNetnsScript } from './topology.ts';
 
 export type Backend = 'iptables' | 'nftables';
 export const BACKENDS: readonly Backend[] = ['iptables', 'nftables'];
@@ -69,20 +69,7 @@ const CLEAN_PATH = 'PATH=/usr/sbin:/usr/bin:/sbin:/bin';
 
 /** Starts the naming server in `ns` on tcpPort and udpPort; killed in teardown. */
 export async function startNamedServer(t: Test, ns: string, name: string, ports: { tcp: number; udp: number } = { tcp: 80, udp: 81 }): Promise<void> {
-  const { tcp: tcpPort, udp: udpPort } = ports;
-  const child = spawn('ip', ['netns', 'exec', ns, 'env', '-i', CLEAN_PATH, process.execPath, '-e', SERVER, String(tcpPort), String(udpPort), name], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  t.teardown(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
-  await new Promise<void>((resolve, reject) => {
-    let err = '';
-    child.stderr.on('data', (b: Buffer) => (err += b.toString()));
-    child.stdout.on('data', (b: Buffer) => b.toString().includes('ready') && resolve());
-    child.on('exit', (code) => reject(new Error(`server ${name} exited (${code}): ${err}`)));
-    setTimeout(() => reject(new Error(`server ${name} did not start in 5 s`)), 5000).unref();
-  });
+  await startNetnsScript(t, { ns, what: `server ${name}`, script: SERVER, args: [String(ports.tcp), String(ports.udp), name] });
 }
 
 /** Who answers a TCP connection from `from` to addr:port; '' when nobody does. */

@@ -95,9 +95,12 @@ c.on('error', (e) => { process.stderr.write(e.message); process.exit(1); });
 
 const CLEAN_ENV = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' };
 
-/** Starts the peer-reporting server in `ns`; it is killed (by its own handle) in teardown. */
-export async function startPeerReporter(t: Test, ns: string, port = 8080): Promise<void> {
-  const child = spawn('ip', ['netns', 'exec', ns, process.execPath, '-e', REPORTER, String(port)], {
+/**
+ * Runs a node script (`node -e script args…`) in `ns` with a clean environment and waits until it
+ * prints "ready". It is killed, by its own handle, in the test's teardown.
+ */
+export async function startNetnsScript(t: Test, o: { ns: string; what: string; script: string; args: readonly string[] }): Promise<void> {
+  const child = spawn('ip', ['netns', 'exec', o.ns, process.execPath, '-e', o.script, ...o.args], {
     env: CLEAN_ENV,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -110,9 +113,14 @@ export async function startPeerReporter(t: Test, ns: string, port = 8080): Promi
     child.stdout.on('data', (b: Buffer) => {
       if (b.toString().includes('ready')) resolve();
     });
-    child.on('exit', (code) => reject(new Error(`peer reporter exited (${code}): ${err}`)));
-    setTimeout(() => reject(new Error('peer reporter did not start in 5 s')), 5000).unref();
+    child.on('exit', (code) => reject(new Error(`${o.what} exited (${code}): ${err}`)));
+    setTimeout(() => reject(new Error(`${o.what} did not start in 5 s`)), 5000).unref();
   });
+}
+
+/** Starts the peer-reporting server in `ns`. */
+export async function startPeerReporter(t: Test, ns: string, port = 8080): Promise<void> {
+  await startNetnsScript(t, { ns, what: 'peer reporter', script: REPORTER, args: [String(port)] });
 }
 
 /** Connects from `from` to the reporter at addr:port; resolves to the source address the server saw. */
