@@ -1,4 +1,4 @@
-// ADD (plugins.md §2.2): rules for every mapping, then the UDP conntrack flush and
+// ADD (reference: cmdAdd in https://github.com/containernetworking/plugins/blob/v1.9.0/plugins/meta/portmap/main.go): rules for every mapping, then the UDP conntrack flush and
 // route_localnet; prevResult passes through. No mappings: no netfilter work at all.
 import { UndoStack, type CniRequest, type Result } from '../../lib/cni-spec/index.ts';
 import { setupPortmap, teardownPortmap } from '../../lib/linux/index.ts';

@@ -1,4 +1,4 @@
-// CHECK (plugins.md §2.5): every mapping's rules, for the address families the container has
+// CHECK (reference: cmdCheck in https://github.com/containernetworking/plugins/blob/v1.9.0/plugins/meta/portmap/main.go): every mapping's rules, for the address families the container has
 // (the Go v1.1.1 plugin also demands IPv6 rules of an IPv4-only pod and fails).
 import type { CniRequest } from '../../lib/cni-spec/index.ts';
 import { checkPortmap } from '../../lib/linux/index.ts';

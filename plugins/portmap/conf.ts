@@ -1,4 +1,4 @@
-// The portmap plugin's configuration (plugins.md §2.1): validated and resolved before anything
+// The portmap plugin's configuration (reference: parseConfig in https://github.com/containernetworking/plugins/blob/v1.9.0/plugins/meta/portmap/main.go): validated and resolved before anything
 // touches the host. Messages are the reference's where it has one; every error is code 7 and
 // `details` names the field. Every token that will reach nft or iptables input is checked here.
 import * as z from 'zod/mini';

@@ -1,4 +1,4 @@
-// DEL (plugins.md §2.5): needs neither prevResult nor the netns. Without mappings nothing
+// DEL (reference: cmdDel in https://github.com/containernetworking/plugins/blob/v1.9.0/plugins/meta/portmap/main.go): needs neither prevResult nor the netns. Without mappings nothing
 // runs (the reference's fix for iptables lock contention, plugins#510); with them, the
 // configured backend is cleaned (as the reference does; GC cleans both) in the families
 // prevResult names, both without it; then stale UDP conntrack entries go.

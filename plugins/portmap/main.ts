@@ -1,5 +1,5 @@
 // portmap: forwards host ports to a container (hostPort), chained after the plugin that made
-// its interface (plugins.md §2).
+// its interface (reference: https://github.com/containernetworking/plugins/blob/v1.9.0/plugins/meta/portmap/main.go).
 import { ALL_VERSIONS, cniMain } from '../../lib/cni-spec/index.ts';
 import { cmdAdd } from './add.ts';
 import { cmdCheck } from './check.ts';

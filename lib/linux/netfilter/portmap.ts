@@ -1,5 +1,5 @@
 // portmap: DNAT of host ports to a container, with the reference's iptables or nftables
-// layout (plugins.md §2). Every entry point validates the tokens again (they are written into
+// layout (reference: https://github.com/containernetworking/plugins/blob/v1.9.0/plugins/meta/portmap/portmap_iptables.go and portmap_nftables.go). Every entry point validates the tokens again (they are written into
 // rule text) and holds the netfilter lock around its read-modify-write.
 import { CniError, ErrorCode } from '../../cni-spec/errors.ts';
 import { goQuote } from '../../cni-spec/go-json.ts';
