@@ -1,4 +1,5 @@
-// Builds one single-file executable per plugin: dist/bin/<plugin>.
+// Builds one single-file executable per plugin: dist/bin/<plugin>, and the same for the
+// runtime-side CLI tools/cni-run.ts: dist/bin/cni-run.
 // Each file is scripts/launcher.cjs with the esbuild bundle of plugins/<plugin>/main.ts
 // and the native addons embedded, so copying that one file is the whole install.
 import { build, type Plugin } from 'esbuild';
@@ -10,6 +11,15 @@ const root = resolve(import.meta.dirname, '..');
 // Second line of every executable: lets a plugin recognise a sibling of ours on CNI_PATH
 // (and run it in-process) by reading a few bytes. lib/ipam reads the same marker.
 const PLUGIN_MARKER = '// cni-ts plugin: ';
+// Tools carry another marker, so nothing takes them for a plugin.
+const TOOL_MARKER = '// cni-ts tool: ';
+
+/** What one executable is built from. */
+interface Target {
+  readonly name: string;
+  readonly entry: string;
+  readonly marker: string;
+}
 const outDir = join(root, 'dist', 'bin');
 
 const nativePaths: Record<string, string> = {
@@ -43,9 +53,9 @@ const embedNatives: Plugin = {
   },
 };
 
-async function bundlePlugin(name: string): Promise<string> {
+async function bundle({ name, entry }: Target): Promise<string> {
   const res = await build({
-    entryPoints: [join(root, 'plugins', name, 'main.ts')],
+    entryPoints: [entry],
     bundle: true,
     write: false,
     format: 'cjs',
@@ -92,7 +102,7 @@ function fill(template: string, slot: string, value: string): string {
  * The launcher finds each blob by byte offset, so the offsets are computed for a
  * header whose size no longer changes: offsets are padded to a fixed width.
  */
-function assemble(name: string, launcher: string, bundle: string, natives: Blob[]): string {
+function assemble({ name, marker }: Target, launcher: string, bundle: string, natives: Blob[]): string {
   const blobs = [{ name: 'bundle', bytes: Buffer.from(bundle, 'latin1') }, ...natives].map((b) => ({ ...b, b64: b.bytes.toString('base64') }));
   const pad = (n: number) => String(n).padStart(10, ' ');
   const header = (offsets: number[]) => {
@@ -105,7 +115,7 @@ function assemble(name: string, launcher: string, bundle: string, natives: Blob[
     text = fill(text, 'BUNDLE_HASH', JSON.stringify(sha256(blobs.map((b) => b.b64).join('')).slice(0, 16)));
     text = fill(text, 'BUNDLE_AT', at(0));
     text = fill(text, 'NATIVES', `{ ${nativesJs} }`);
-    return `#!/usr/bin/env node\n${PLUGIN_MARKER}${name}\n${text}\n/*@@PAYLOAD\n`;
+    return `#!/usr/bin/env node\n${marker}${name}\n${text}\n/*@@PAYLOAD\n`;
   };
   const start = Buffer.byteLength(header([]));
   const offsets: number[] = [];
@@ -119,11 +129,11 @@ function assemble(name: string, launcher: string, bundle: string, natives: Blob[
   return `${head}${blobs.map((b) => `${b.b64}\n`).join('')}*/\n`;
 }
 
-async function buildPlugin(name: string, launcher: string, natives: Blob[]): Promise<void> {
-  const bundle = await bundlePlugin(name);
-  if (!/^\p{ASCII}*$/u.test(bundle)) throw new Error(`bundle of ${name} is not ASCII`);
-  const text = assemble(name, launcher, bundle, natives);
-  const file = join(outDir, name);
+async function buildTarget(target: Target, launcher: string, natives: Blob[]): Promise<void> {
+  const code = await bundle(target);
+  if (!/^\p{ASCII}*$/u.test(code)) throw new Error(`bundle of ${target.name} is not ASCII`);
+  const text = assemble(target, launcher, code, natives);
+  const file = join(outDir, target.name);
   writeFileSync(file, text);
   chmodSync(file, 0o755);
   console.log(`built ${file} (${(text.length / 1024).toFixed(0)} KiB)`);
@@ -134,9 +144,12 @@ async function main(): Promise<void> {
   // An extensionless file next to a package.json with "type":"module" would be read as ESM.
   writeFileSync(join(root, 'dist', 'package.json'), '{"type":"commonjs"}\n');
   const launcher = readFileSync(join(root, 'scripts', 'launcher.cjs'), 'utf8');
-  const plugins = readdirSync(join(root, 'plugins')).filter((p) => existsSync(join(root, 'plugins', p, 'main.ts')));
+  const plugins: Target[] = readdirSync(join(root, 'plugins'))
+    .filter((p) => existsSync(join(root, 'plugins', p, 'main.ts')))
+    .map((p) => ({ name: p, entry: join(root, 'plugins', p, 'main.ts'), marker: PLUGIN_MARKER }));
+  const tools: Target[] = [{ name: 'cni-run', entry: join(root, 'tools', 'cni-run.ts'), marker: TOOL_MARKER }];
   const natives = nativeBlobs();
-  for (const p of plugins) await buildPlugin(p, launcher, natives);
+  for (const t of [...plugins, ...tools]) await buildTarget(t, launcher, natives);
 }
 
 await main();

@@ -67,8 +67,8 @@ fs.writeFileSync(dst, JSON.stringify(list, null, 2));
 
 # cni-run plays the runtime inside the node netns; so do the plugins it executes.
 cni() { # cni VERB POD_NS CONFLIST [cni-run options…]
-  ip netns exec "$node_ns" node --import tsx tools/cni-run.ts "$1" "$3" "/run/netns/$2" \
-    --cni-path "$PWD/dist/bin" --cache-dir "$work/cache" --container-id "demo-$2" "${@:4}"
+  ip netns exec "$node_ns" dist/bin/cni-run "$1" "$3" "/run/netns/$2" \
+    --plugin-dir "$PWD/dist/bin" --cache-dir "$work/cache" --container-id "demo-$2" "${@:4}"
 }
 # What kubelet and containerd pass for hostPort 8080 and the annotations
 # kubernetes.io/ingress-bandwidth=10M, kubernetes.io/egress-bandwidth=10M.

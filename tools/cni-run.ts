@@ -1,88 +1,137 @@
-// cni-run: runs a conflist through CNI plugins the way a container runtime does
-// (like the reference's cnitool, but taking the conflist file directly).
-//
-//   cni-run add|check|del|gc|status <conflist> [netns] [--ifname eth0] [--cni-path DIRS]
-//           [--cap-args JSON] [--args K=V;K=V] [--container-id ID] [--cache-dir DIR]
-import { Command } from 'commander';
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { addNetworkList, checkNetworkList, delNetworkList, gcNetworkList, statusNetworkList, type RuntimeConf } from './libcni/api.ts';
-import { DEFAULT_CACHE_DIR, deleteResult, loadResult, saveResult } from './libcni/cache.ts';
-import { parseConflist } from './libcni/conflist.ts';
-import { PluginError } from './libcni/invoke.ts';
+// cni-run: a container runtime's side of CNI on the command line. It finds a network by name
+// in the conf dir as libcni does, runs its plugins with capability args a Kubernetes runtime
+// would pass, and keeps libcni's result cache, so it and cnitool act on each other's pods.
+// Usage and exit status: docs/cni-run.md.
+import { Command, CommanderError, Option } from 'commander';
+import { ALL_VERSIONS } from '../lib/cni-spec/index.ts';
+import { DEFAULT_CACHE_DIR } from './libcni/cache.ts';
+import { DEFAULT_CONF_DIR } from './libcni/conf-dir.ts';
+import { cmdAdd, cmdCheck, cmdDel, cmdGc, cmdStatus, type AttachOptions, type CommonOptions } from './cni-run/commands.ts';
+import { describeError, EXIT } from './cni-run/report.ts';
+import type { ValidateCliOptions } from './cni-run/validate-cli.ts';
+import pkg from '../package.json' with { type: 'json' };
 
-interface Opts {
-  ifname: string;
-  cniPath: string;
-  capArgs?: string;
-  args?: string;
-  containerId?: string;
-  cacheDir: string;
-  valid?: string;
-}
+const say = (line: string): void => void process.stderr.write(`cni-run: ${line}\n`);
 
-// cnitool's container id: a hash of the netns path, so add and del agree.
-function defaultContainerId(netns: string): string {
-  return `cnitool-${createHash('sha512').update(resolve(netns)).digest('hex').slice(0, 20)}`;
-}
-
-function parseArgsOption(s: string | undefined): [string, string][] {
-  if (!s) return [];
-  return s.split(';').map((pair) => {
-    const [k, v, ...rest] = pair.split('=');
-    if (!k || v === undefined || v === '' || rest.length > 0) throw new Error(`invalid CNI_ARGS pair ${JSON.stringify(pair)}`);
-    return [k, v];
-  });
-}
-
-async function run(verb: string, file: string, netns: string | undefined, o: Opts): Promise<void> {
-  const bytes = readFileSync(file);
-  const list = parseConflist(bytes);
-  const rt = { cniPath: o.cniPath.split(':').filter(Boolean), baseEnv: { PATH: process.env['PATH'] ?? '/usr/sbin:/usr/bin:/sbin:/bin' } };
-  if (verb === 'status') return statusNetworkList(rt, list);
-  if (verb === 'gc') return gcNetworkList(rt, list, o.valid ? (JSON.parse(o.valid) as { containerID: string; ifname: string }[]) : []);
-  if (!netns) throw new Error(`${verb} needs a netns path`);
-  const conf: RuntimeConf = {
-    containerId: o.containerId ?? defaultContainerId(netns),
-    netns: resolve(netns),
-    ifname: o.ifname,
-    args: parseArgsOption(o.args),
-    ...(o.capArgs !== undefined && { capabilityArgs: JSON.parse(o.capArgs) as Record<string, unknown> }),
-  };
-  if (verb === 'add') {
-    const result = await addNetworkList(rt, list, conf);
-    saveResult(o.cacheDir, conf, { network: list.name, configBytes: bytes, result });
-    process.stdout.write(`${JSON.stringify(result, null, 4)}\n`);
-  } else if (verb === 'check') {
-    await checkNetworkList(rt, list, conf, loadResult(o.cacheDir, list.name, conf));
-  } else if (verb === 'del') {
-    await delNetworkList(rt, list, conf, loadResult(o.cacheDir, list.name, conf));
-    deleteResult(o.cacheDir, list.name, conf);
-  } else {
-    throw new Error(`unknown command ${verb}`);
+async function attempt(verb: string, action: () => Promise<void>): Promise<void> {
+  try {
+    await action();
+  } catch (err) {
+    const { lines, exit } = describeError(verb, err);
+    process.stderr.write(lines.map((l, i) => (i === 0 ? `cni-run: ${l}\n` : `${l}\n`)).join(''));
+    process.exitCode = exit;
   }
 }
 
+const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
+
+function commonOptions(cmd: Command): Command {
+  const env = process.env;
+  return cmd
+    .addOption(
+      new Option('--conf-dir <dir>', 'where networks are looked up by name').default(env['NETCONFPATH'] || DEFAULT_CONF_DIR, '$NETCONFPATH or /etc/cni/net.d'),
+    )
+    .addOption(new Option('--plugin-dir <dirs>', 'plugin directories, colon separated').default(env['CNI_PATH'] || '/opt/cni/bin', '$CNI_PATH or /opt/cni/bin'))
+    .addOption(new Option('--cni-path <dirs>', 'the same as --plugin-dir').hideHelp())
+    .option('--cache-dir <dir>', 'libcni result cache (results/ below it)', DEFAULT_CACHE_DIR);
+}
+
+function attachOptions(cmd: Command): Command {
+  return commonOptions(cmd)
+    .option('--ifname <name>', 'interface name in the container', process.env['CNI_IFNAME'] || 'eth0')
+    .option('--container-id <id>', 'container id (default: derived from the netns path as cnitool does)')
+    .option('--cap-args <json>', 'capability arguments as a JSON object, e.g. {"portMappings":[…]}')
+    .option('--port <spec>', 'hostPort mapping HOST:CONTAINER[/tcp|udp|sctp][@hostIP] (repeatable) → portMappings', collect)
+    .option('--bandwidth <spec>', 'in=RATE,out=RATE[,inburst=BITS,outburst=BITS], rates in bits/s as Kubernetes quantities (10M, 1Gi) → bandwidth')
+    .option('--ips <cidrs>', 'requested addresses CIDR[,CIDR] → ips')
+    .option('--mac <mac>', 'requested MAC address → mac')
+    .option('--args <pairs>', 'CNI_ARGS as K=V;K=V');
+}
+
+/** --cni-path is the old name of --plugin-dir; an explicit one of either wins over the defaults. */
+function resolved<T extends CommonOptions & { cniPath?: string }>(o: T): T {
+  return o.cniPath !== undefined ? { ...o, pluginDir: o.cniPath } : o;
+}
+
+const NETWORK_HELP = 'network name, looked up in the conf dir; or the path of a .conflist/.conf/.json file, loaded directly';
+
 const program = new Command('cni-run')
-  .argument('<command>', 'add | check | del | gc | status')
-  .argument('<conflist>', 'path of a .conflist file')
-  .argument('[netns]', 'path of the network namespace (add, check, del)')
-  .option('--ifname <name>', 'interface name in the container', 'eth0')
-  .option('--cni-path <dirs>', 'plugin directories, colon separated', process.env['CNI_PATH'] ?? '/opt/cni/bin')
-  .option('--cap-args <json>', 'capability arguments, a JSON object')
-  .option('--args <pairs>', 'CNI_ARGS, K=V;K=V')
-  .option('--container-id <id>', 'container id (default: derived from the netns path)')
-  .option('--cache-dir <dir>', 'result cache directory', DEFAULT_CACHE_DIR)
-  .option('--valid <json>', 'gc: the valid attachments, a JSON list of {containerID, ifname}')
-  .action(async (verb: string, file: string, netns: string | undefined, o: Opts) => {
-    try {
-      await run(verb.toLowerCase(), file, netns, o);
-    } catch (err) {
-      const code = err instanceof PluginError && err.code !== undefined ? ` (code ${err.code})` : '';
-      process.stderr.write(`cni-run: ${(err as Error).message}${code}\n`);
-      process.exitCode = 1;
-    }
+  .description('Run CNI networks like a container runtime: add, check, del, gc and status of a network by name; validate configs')
+  .version(`cni-run ${pkg.version} (cni-ts)`, '-V, --version')
+  .showHelpAfterError('(cni-run help <command> shows its options)')
+  .exitOverride();
+
+attachOptions(program.command('add').description('attach a container netns to the network; prints the result JSON'))
+  .argument('<network>', NETWORK_HELP)
+  .argument('<netns>', 'netns path, e.g. /run/netns/pod1 (a bare name is looked up in /run/netns)')
+  .action(async (network: string, netns: string, o: AttachOptions) =>
+    attempt('add', async () => {
+      const result = await cmdAdd(network, netns, resolved(o), say);
+      process.stdout.write(`${JSON.stringify(result, null, 4)}\n`);
+    }),
+  );
+
+attachOptions(program.command('check').description('check an attachment made by add (or by cnitool) against its cached result'))
+  .argument('<network>', NETWORK_HELP)
+  .argument('<netns>', 'netns path')
+  .action(async (network: string, netns: string, o: AttachOptions) => attempt('check', () => cmdCheck(network, netns, resolved(o), say)));
+
+attachOptions(program.command('del').description('detach: DEL through every plugin in reverse order, then drop the cached result'))
+  .argument('<network>', NETWORK_HELP)
+  .argument('<netns>', 'netns path (it may be gone already)')
+  .action(async (network: string, netns: string, o: AttachOptions) => attempt('del', () => cmdDel(network, netns, resolved(o), say)));
+
+commonOptions(program.command('gc').description('delete cached attachments of the network that are not --valid, then GC every plugin (1.1.0 lists)'))
+  .argument('<network>', NETWORK_HELP)
+  .option('--valid <containerId:ifname>', 'an attachment that is still in use (repeatable); without any, none is', collect)
+  .action(async (network: string, o: CommonOptions & { valid?: string[] }) => attempt('gc', () => cmdGc(network, o.valid, resolved(o), say)));
+
+commonOptions(program.command('status').description('ask every plugin of the network whether it is ready (STATUS, 1.1.0 lists)'))
+  .argument('<network>', NETWORK_HELP)
+  .action(async (network: string, o: CommonOptions) =>
+    attempt('status', async () => {
+      process.stdout.write(`${await cmdStatus(network, resolved(o))}\n`);
+    }),
+  );
+
+program
+  .command('validate')
+  .description(
+    "check config files without running anything: each plugin's config by that plugin's own code, plus the list's rules; exit 0 when valid, 1 if not",
+  )
+  .argument('<path>', 'a config file, or a directory of them (*.conflist, *.conf, *.json) such as /etc/cni/net.d')
+  .option('--json', 'print the report as JSON')
+  .option('--port <spec>', 'also check that these capability args reach a plugin that accepts them (as for add)', collect)
+  .option('--bandwidth <spec>', 'as for add')
+  .option('--ips <cidrs>', 'as for add')
+  .option('--mac <mac>', 'as for add')
+  .option('--cap-args <json>', 'as for add')
+  .option('--args <pairs>', 'CNI_ARGS as for add')
+  .option('--ifname <name>', 'as for add', 'eth0')
+  .action(async (path: string, o: ValidateCliOptions) =>
+    attempt('validate', async () => {
+      const { runValidate } = await import('./cni-run/validate-cli.ts');
+      const { text, valid } = runValidate(path, o);
+      process.stdout.write(text);
+      process.exitCode = valid ? EXIT.ok : EXIT.failed;
+    }),
+  );
+
+program
+  .command('version')
+  .description('our version and the CNI spec versions we support')
+  .action(() => {
+    process.stdout.write(`cni-run ${pkg.version} (cni-ts)\nCNI spec versions: ${ALL_VERSIONS.join(', ')}\n`);
   });
 
-await program.parseAsync();
+async function main(): Promise<void> {
+  try {
+    await program.parseAsync();
+  } catch (err) {
+    // Help and --version end through here too, with exit code 0.
+    if (err instanceof CommanderError) process.exitCode = err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    else throw err;
+  }
+}
+
+void main();

@@ -3,7 +3,7 @@
 import type { NetworkConfigList } from './conflist.ts';
 import { buildPluginConfig } from './inject.ts';
 import { findPlugin, invoke, type InvokeArgs, PluginError, type Verb } from './invoke.ts';
-import { compareVersions } from '../../lib/cni-spec/versions.ts';
+import { compareVersions, validateContainerId, validateIfName, validateNetworkName } from '../../lib/cni-spec/index.ts';
 
 export interface RuntimeConf {
   readonly containerId: string;
@@ -50,13 +50,26 @@ async function runPlugin(rt: Runtime, list: NetworkConfigList, plugin: Record<st
     return await invoke(findPlugin(type, rt.cniPath), invokeArgs(rt, verb, conf), config);
   } catch (err) {
     const what = { ADD: 'add', DEL: 'delete', CHECK: 'check', GC: 'gc', STATUS: 'status', VERSION: 'version' }[verb];
-    const msg = `plugin type="${type}" name="${list.name}" failed (${what}): ${(err as Error).message}`;
-    if (err instanceof PluginError) throw new PluginError(msg, err.code, err.details, err.output);
+    const context = `plugin type="${type}" name="${list.name}" failed (${what})`;
+    const msg = `${context}: ${(err as Error).message}`;
+    if (err instanceof PluginError) {
+      const wrapped = new PluginError(msg, err.code, err.details, err.output);
+      wrapped.context = context;
+      throw wrapped;
+    }
     throw new Error(msg, { cause: err });
   }
 }
 
+/** libcni checks what it will put in CNI_* before it executes anything (skel's rules). */
+export function validateRuntimeConf(list: NetworkConfigList, conf: RuntimeConf): void {
+  validateContainerId(conf.containerId);
+  validateNetworkName(list.name);
+  validateIfName(conf.ifname);
+}
+
 export async function addNetworkList(rt: Runtime, list: NetworkConfigList, conf: RuntimeConf): Promise<unknown> {
+  validateRuntimeConf(list, conf);
   let prev: unknown;
   for (const p of list.plugins) {
     prev = await runPlugin(rt, list, p, {
@@ -103,13 +116,41 @@ export async function delNetworkList(rt: Runtime, list: NetworkConfigList, conf:
   }
 }
 
-/** GC for ≥1.1.0 lists: every plugin runs, errors are collected and reported together. */
-export async function gcNetworkList(rt: Runtime, list: NetworkConfigList, validAttachments: readonly { containerID: string; ifname: string }[]): Promise<void> {
+/**
+ * What a runtime does after a failed ADD: DEL of every plugin in reverse order, without
+ * prevResult (there is no cached result). Unlike delNetworkList it does not stop at a failing
+ * plugin, so a plugin that is missing or broken cannot keep the others from cleaning up.
+ */
+export async function undoNetworkList(rt: Runtime, list: NetworkConfigList, conf: RuntimeConf): Promise<void> {
+  const errors: Error[] = [];
+  for (const p of [...list.plugins].reverse()) {
+    try {
+      await runPlugin(rt, list, p, {
+        verb: 'DEL',
+        conf,
+        extra: conf.capabilityArgs !== undefined ? { capabilityArgs: conf.capabilityArgs } : {},
+      });
+    } catch (err) {
+      errors.push(err as Error);
+    }
+  }
+  if (errors.length > 0) throw new AggregateError(errors, errors.map((e) => e.message).join('; '));
+}
+
+/**
+ * The plugins' GC for ≥1.1.0 lists: every plugin runs, errors are collected and reported
+ * together. Without `validAttachments` (cnitool passes none) no attachments key is sent.
+ */
+export async function gcNetworkList(
+  rt: Runtime,
+  list: NetworkConfigList,
+  validAttachments?: readonly { containerID: string; ifname: string }[],
+): Promise<void> {
   if (list.disableGC || compareVersions(list.cniVersion, '1.1.0') < 0) return;
   const errors: Error[] = [];
   for (const p of list.plugins) {
     try {
-      await runPlugin(rt, list, p, { verb: 'GC', conf: undefined, extra: { validAttachments } });
+      await runPlugin(rt, list, p, { verb: 'GC', conf: undefined, extra: validAttachments === undefined ? {} : { validAttachments } });
     } catch (err) {
       errors.push(err as Error);
     }

@@ -38,23 +38,48 @@ function selectVersion(raw: Record<string, unknown>): string {
       throw new ConfigListError('error parsing configuration list: cniVersions must be a list of strings');
     }
     // Versions newer than what we implement are ignored, as libcni does.
-    candidates.push(...(listed as string[]).filter((v) => compareVersions(v, NEWEST) <= 0));
+    for (const v of listed as string[]) {
+      let newer: boolean;
+      try {
+        newer = compareVersions(v, NEWEST) > 0;
+      } catch (err) {
+        throw new ConfigListError(`error parsing configuration list: invalid version in cniVersions: ${(err as Error).message}`, { cause: err });
+      }
+      if (!newer) candidates.push(v);
+    }
   }
   if (candidates.length === 0) return '0.1.0';
-  return candidates.reduce((a, b) => (compareVersions(a, b) >= 0 ? a : b));
+  try {
+    return candidates.reduce((a, b) => (compareVersions(a, b) >= 0 ? a : b));
+  } catch (err) {
+    throw new ConfigListError(`error parsing configuration list: invalid version: ${(err as Error).message}`, { cause: err });
+  }
 }
 
-export function parseConflist(bytes: Buffer | string): NetworkConfigList {
+function decode(bytes: Buffer | string, what: string): Record<string, unknown> {
   let raw: unknown;
   try {
     raw = JSON.parse(bytes.toString());
   } catch (err) {
-    throw new ConfigListError(`error parsing configuration list: ${(err as Error).message}`, { cause: err });
+    throw new ConfigListError(`error parsing ${what}: ${(err as Error).message}`, { cause: err });
   }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    throw new ConfigListError('error parsing configuration list: not a JSON object');
-  }
-  const obj = raw as Record<string, unknown>;
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ConfigListError(`error parsing ${what}: not a JSON object`);
+  return raw as Record<string, unknown>;
+}
+
+/**
+ * A single-plugin config (a .conf or .json file) as the list of one that libcni's
+ * ConfListFromConf makes of it; `bytes` is that list's JSON, which is what gets cached.
+ */
+export function confListFromConf(confBytes: Buffer | string): { list: NetworkConfigList; bytes: Buffer } {
+  const conf = decode(confBytes, 'configuration');
+  if (typeof conf['type'] !== 'string' || conf['type'] === '') throw new ConfigListError("error parsing configuration: missing 'type'");
+  const bytes = Buffer.from(JSON.stringify({ name: conf['name'] ?? '', cniVersion: conf['cniVersion'] ?? '', plugins: [conf] }));
+  return { list: parseConflist(bytes), bytes };
+}
+
+export function parseConflist(bytes: Buffer | string): NetworkConfigList {
+  const obj = decode(bytes, 'configuration list');
   const name = obj['name'];
   if (typeof name !== 'string' || name === '') throw new ConfigListError('error parsing configuration list: no name');
   if (!NAME_RE.test(name)) throw new ConfigListError(`invalid network name ${JSON.stringify(name)}`);

@@ -1,5 +1,7 @@
 // Executing one plugin binary the way libcni's invoke package does: CNI_* env,
 // config on stdin, result or error object on stdout.
+import { accessSync, constants, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { findFileIn, runProgram } from '../../lib/cni-spec/run-program.ts';
 
 export type Verb = 'ADD' | 'DEL' | 'CHECK' | 'GC' | 'STATUS' | 'VERSION';
@@ -29,6 +31,9 @@ export interface ExecOutput {
 
 /** A plugin's error, as libcni reports it: the CNI code when the plugin printed one. */
 export class PluginError extends Error {
+  /** which plugin of which list, in libcni's words: plugin type="bridge" name="net" failed (add) */
+  context?: string;
+
   constructor(
     message: string,
     readonly code: number | undefined,
@@ -39,11 +44,51 @@ export class PluginError extends Error {
   }
 }
 
+/** One directory of the plugin path, and why the plugin was not taken from it. */
+export interface SearchedDir {
+  readonly dir: string;
+  readonly why: string;
+}
+
+/** libcni's message; `searched` says, per directory, what was (not) there, for a person to act on. */
+export class PluginNotFoundError extends Error {
+  constructor(
+    readonly type: string,
+    readonly searched: readonly SearchedDir[],
+  ) {
+    super(`failed to find plugin "${type}" in path [${searched.map((s) => s.dir).join(' ')}]`);
+    this.name = 'PluginNotFoundError';
+  }
+}
+
+function whyNotIn(dir: string, type: string): string {
+  try {
+    if (!statSync(dir).isDirectory()) return 'not a directory';
+  } catch {
+    return 'no such directory';
+  }
+  const file = join(dir, type);
+  try {
+    if (!statSync(file).isFile()) return `${type} is not a regular file`;
+  } catch {
+    return `no file ${type}`;
+  }
+  try {
+    accessSync(file, constants.X_OK);
+  } catch {
+    return `${type} is not executable`;
+  }
+  return 'unreadable';
+}
+
 export function findPlugin(type: string, cniPath: readonly string[]): string {
   if (type.includes('/')) throw new Error(`invalid plugin name: ${type}`);
   const file = findFileIn(cniPath, type, { executable: true });
   if (file !== undefined) return file;
-  throw new Error(`failed to find plugin "${type}" in path [${cniPath.join(' ')}]`);
+  throw new PluginNotFoundError(
+    type,
+    cniPath.map((dir) => ({ dir, why: whyNotIn(dir, type) })),
+  );
 }
 
 export function pluginEnv(a: InvokeArgs): Record<string, string> {

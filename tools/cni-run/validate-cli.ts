@@ -1,0 +1,38 @@
+// `cni-run validate PATH`: reads the file or the directory's files and reports on them
+// (validate.ts judges; this only does the reading and the printing).
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { capabilityArgs, type CapabilityFlags } from './cap-flags.ts';
+import { formatReport, summarize, validateFiles, type Report } from './validate.ts';
+
+export interface ValidateCliOptions extends CapabilityFlags {
+  readonly json?: boolean;
+  readonly args?: string;
+  readonly ifname: string;
+}
+
+function read(path: string): { file: string; text: string }[] {
+  if (!statSync(path).isDirectory()) return [{ file: path, text: readFileSync(path, 'utf8') }];
+  return readdirSync(path)
+    .map((name) => join(path, name))
+    .filter((f) => statSync(f).isFile())
+    .map((file) => ({ file, text: readFileSync(file, 'utf8') }));
+}
+
+export function runValidate(path: string, o: ValidateCliOptions): { text: string; valid: boolean } {
+  const { args, sources } = capabilityArgs(o);
+  let report: Report;
+  try {
+    report = validateFiles(read(path), {
+      capabilityArgs: args,
+      capabilitySources: sources,
+      ifname: o.ifname,
+      ...(o.args !== undefined && { cniArgs: o.args }),
+    });
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    report = summarize([{ file: path, findings: [{ severity: 'error', file: path, field: '', message: `cannot read: ${e.code ?? e.message}` }] }]);
+  }
+  const text = o.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report).join('\n')}\n`;
+  return { text, valid: report.valid };
+}

@@ -1,0 +1,144 @@
+// Finding a network by name in a configuration directory the way libcni's LoadConfList does
+// (https://github.com/containernetworking/cni/blob/v1.3.0/libcni/conf.go): first the
+// *.conflist files in lexical order, the first whose name matches; then (the deprecated form)
+// the single-plugin *.conf and *.json files, up-converted to a list of one. A file that cannot
+// be parsed on the way stops the search, as in libcni: the network it would have found may
+// well be the broken one.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { extname, join } from 'node:path';
+import { ConfigListError, confListFromConf, parseConflist, type NetworkConfigList } from './conflist.ts';
+
+export const DEFAULT_CONF_DIR = '/etc/cni/net.d';
+export const LIST_EXTENSIONS: readonly string[] = ['.conflist'];
+export const SINGLE_EXTENSIONS: readonly string[] = ['.conf', '.json'];
+
+export interface LoadedNetwork {
+  readonly list: NetworkConfigList;
+  /** what libcni caches as the network's config: the list's bytes */
+  readonly bytes: Buffer;
+  /** the file it came from */
+  readonly file: string;
+}
+
+/** A network of a conf dir, for messages: its name, or why its file could not be read. */
+export interface NetworkEntry {
+  readonly file: string;
+  readonly name?: string;
+  readonly error?: string;
+}
+
+export class NetworkNotFoundError extends Error {
+  constructor(
+    readonly network: string,
+    readonly dir: string,
+    /** what is there instead (empty: nothing, or no such directory) */
+    readonly available: readonly NetworkEntry[],
+    readonly dirMissing: boolean,
+  ) {
+    super(dirMissing ? `no net configurations found in ${dir}: no such directory` : `no net configuration with name "${network}" in ${dir}`);
+    this.name = 'NetworkNotFoundError';
+  }
+}
+
+/** The regular files of `dir` with one of `extensions`, sorted by name; [] when there is no dir. */
+export function confFiles(dir: string, extensions: readonly string[]): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names
+    .filter((n) => extensions.includes(extname(n)))
+    .map((n) => join(dir, n))
+    .filter((f) => {
+      try {
+        return !statSync(f).isDirectory();
+      } catch {
+        return false;
+      }
+    })
+    .sort();
+}
+
+function isDirectory(dir: string): boolean {
+  try {
+    return statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+const isList = (file: string): boolean => LIST_EXTENSIONS.includes(extname(file));
+
+/**
+ * One file as a network: a .conflist is a list; a .conf or .json is a single plugin's config
+ * unless it holds a `plugins` array (a list saved under another extension, accepted when the
+ * file is named directly). Errors name the file.
+ */
+export function loadNetworkFile(file: string): LoadedNetwork {
+  const bytes = readOrThrow(file);
+  return inFile(file, () => (isList(file) || holdsPlugins(bytes) ? { list: parseConflist(bytes), bytes, file } : { ...confListFromConf(bytes), file }));
+}
+
+function holdsPlugins(bytes: Buffer): boolean {
+  try {
+    const raw = JSON.parse(bytes.toString()) as unknown;
+    return typeof raw === 'object' && raw !== null && Array.isArray((raw as Record<string, unknown>)['plugins']);
+  } catch {
+    return false;
+  }
+}
+
+/** The name a network file declares, without judging the rest of it. */
+function declaredName(file: string): NetworkEntry {
+  try {
+    const raw = JSON.parse(readFileSync(file, 'utf8')) as unknown;
+    const name = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>)['name'] : undefined;
+    return typeof name === 'string' ? { file, name } : { file, error: 'no name' };
+  } catch (err) {
+    return { file, error: (err as Error).message };
+  }
+}
+
+/** Every network file of `dir` in the order libcni looks at them. */
+export function listNetworks(dir: string): NetworkEntry[] {
+  return [...confFiles(dir, LIST_EXTENSIONS), ...confFiles(dir, SINGLE_EXTENSIONS)].map(declaredName);
+}
+
+function readOrThrow(file: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (err) {
+    throw new ConfigListError(`${file}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+function inFile<T>(file: string, parse: () => T): T {
+  try {
+    return parse();
+  } catch (err) {
+    throw new ConfigListError(`${file}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+export function loadNetwork(dir: string, name: string): LoadedNetwork {
+  for (const file of confFiles(dir, LIST_EXTENSIONS)) {
+    const bytes = readOrThrow(file);
+    const list = inFile(file, () => parseConflist(bytes));
+    if (list.name === name) return { list, bytes, file };
+  }
+  for (const file of confFiles(dir, SINGLE_EXTENSIONS)) {
+    const bytes = readOrThrow(file);
+    // libcni's ConfFromBytes wants valid JSON with a type, nothing more, before it compares names.
+    const net = inFile(file, () => {
+      const conf = JSON.parse(bytes.toString()) as unknown;
+      const fields = typeof conf === 'object' && conf !== null ? (conf as Record<string, unknown>) : {};
+      if (typeof fields['type'] !== 'string' || fields['type'] === '') throw new ConfigListError("error parsing configuration: missing 'type'");
+      return fields['name'] === name ? confListFromConf(bytes) : undefined;
+    });
+    if (net !== undefined) return { ...net, file };
+  }
+  const dirMissing = !isDirectory(dir);
+  throw new NetworkNotFoundError(name, dir, dirMissing ? [] : listNetworks(dir), dirMissing);
+}
