@@ -9,7 +9,8 @@ const root = resolve(import.meta.dirname, '..', '..');
 const k8s = () => JSON.parse(readFileSync(join(root, 'conf-examples', 'k8s-node.conflist'), 'utf8'));
 const text = (o: unknown) => JSON.stringify(o);
 const errors = (fs: readonly Finding[]) => fs.filter((f) => f.severity === 'error');
-const only = (fs: readonly Finding[], severity: Finding['severity']) => fs.filter((f) => f.severity === severity).map(({ plugin, type, field }) => ({ plugin, type, field }));
+const only = (fs: readonly Finding[], severity: Finding['severity']) =>
+  fs.filter((f) => f.severity === severity).map(({ plugin, type, field }) => ({ plugin, type, field }));
 
 t.test('every plugin we ship has its check (a new plugin cannot be left out)', async (t) => {
   const shipped = readdirSync(join(root, 'plugins')).filter((p) => readdirSync(join(root, 'plugins', p)).includes('main.ts'));
@@ -70,7 +71,10 @@ t.test('list rules: name, versions, plugins, types', async (t) => {
 });
 
 t.test('cniVersions: the highest we implement is the one plugins are checked with', async (t) => {
-  const r = validateText('v.conflist', text({ name: 'n', cniVersion: '0.4.0', cniVersions: ['0.4.0', '1.1.0', '2.0.0', 'x.y'], plugins: [{ type: 'loopback' }] }));
+  const r = validateText(
+    'v.conflist',
+    text({ name: 'n', cniVersion: '0.4.0', cniVersions: ['0.4.0', '1.1.0', '2.0.0', 'x.y'], plugins: [{ type: 'loopback' }] }),
+  );
   t.match(r.findings, [
     { severity: 'note', field: 'cniVersions[2]', message: /newer than we implement/ },
     { severity: 'error', field: 'cniVersions[3]', message: /is not a version/ },
@@ -122,7 +126,10 @@ t.test('capabilities: flags need a plugin that declares them; a declared one the
 });
 
 t.test('keys a runtime sets at run time are flagged in a file', async (t) => {
-  const r = validateText('r.conflist', text({ name: 'n', cniVersion: '1.0.0', plugins: [{ type: 'loopback', runtimeConfig: {}, 'cni.dev/valid-attachments': [] }] }));
+  const r = validateText(
+    'r.conflist',
+    text({ name: 'n', cniVersion: '1.0.0', plugins: [{ type: 'loopback', runtimeConfig: {}, 'cni.dev/valid-attachments': [] }] }),
+  );
   t.same(only(r.findings, 'warning'), [
     { plugin: 0, type: 'loopback', field: 'runtimeConfig' },
     { plugin: 0, type: 'loopback', field: 'cni.dev/valid-attachments' },
@@ -150,7 +157,10 @@ t.test('a directory: lists before single configs, the first of a name wins, the 
     r.files.map((f) => f.file),
     ['d/20-b.conflist', 'd/10-a.conf', 'd/30-c.conflist'],
   );
-  t.match(r.files[1]?.findings, [{ severity: 'note' }, { severity: 'warning', field: 'name', message: /also defined in d\/20-b\.conflist, which libcni finds first/ }]);
+  t.match(r.files[1]?.findings, [
+    { severity: 'note' },
+    { severity: 'warning', field: 'name', message: /also defined in d\/20-b\.conflist, which libcni finds first/ },
+  ]);
   t.match(r.files[2]?.findings, [{ severity: 'warning', message: /also defined in d\/20-b\.conflist/ }]);
   t.equal(validateFiles([]).valid, false, 'nothing to validate is not valid');
   t.match(formatReport(validateFiles([])), [/no network config file/, /^invalid: 0 file\(s\)/]);
