@@ -1,0 +1,179 @@
+// The built dist/bin/cni-run as an operator meets it: what it says when something is wrong
+// (and with which exit status, docs/cni-run.md#exit-status), a failed ADD undone, GC of the
+// attachments not listed as valid, STATUS, and the version line.
+import t, { type Test } from 'tap';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { cniRun, confDirWith } from './helpers/cni-run.ts';
+import { makeNetns, type TestNetns } from './helpers/netns.ts';
+import { DIST_BIN, tempDir } from './helpers/plugins.ts';
+import { ipJson, needsRoot, run } from './helpers/sh.ts';
+
+const bridgeList = (name: string, dataDir: string, extra: Record<string, unknown> = {}, more: object[] = []) => ({
+  cniVersion: '1.1.0',
+  name,
+  plugins: [{ type: 'bridge', bridge: 'cnirun0', isGateway: true, ipam: { type: 'host-local', subnet: '10.77.0.0/24', dataDir }, ...extra }, ...more],
+});
+
+interface Node {
+  readonly node: TestNetns;
+  readonly confDir: string;
+  readonly cacheDir: string;
+  readonly dataDir: string;
+  cni(args: readonly string[]): ReturnType<typeof cniRun>;
+}
+
+async function node(t: Test, lists: (dataDir: string) => Record<string, unknown>): Promise<Node> {
+  const dataDir = tempDir(t, 'cnits-ipam-');
+  const { confDir, cacheDir } = confDirWith(t, lists(dataDir));
+  const n = await makeNetns(t, 'clinode');
+  await run('ip', ['-n', n.name, 'link', 'set', 'lo', 'up']);
+  const cni = (args: readonly string[]) =>
+    cniRun([...args, '--conf-dir', confDir, '--plugin-dir', DIST_BIN, '--cache-dir', cacheDir], {
+      nodeNetns: n.name,
+    });
+  return { node: n, confDir, cacheDir, dataDir, cni };
+}
+
+const allocated = (dataDir: string) =>
+  readdirSync(dataDir, { recursive: true })
+    .map(String)
+    .filter((f) => /\d+\.\d+\.\d+\.\d+$/.test(f));
+const nodeVeths = async (n: TestNetns) => (await ipJson<{ ifname: string }[]>(n.name, ['link', 'show', 'type', 'veth'])).map((l) => l.ifname);
+
+const cached = (n: Node) => (existsSync(join(n.cacheDir, 'results')) ? readdirSync(join(n.cacheDir, 'results')) : []);
+
+t.test("a plugin's CNI error is shown with code, msg and details; exit 1; the failed ADD is undone", { skip: needsRoot }, async (t) => {
+  // bandwidth refuses a rate without a burst; bridge ran before it and made a veth and an address.
+  const n = await node(t, (d) => ({ '10-net.conflist': bridgeList('net', d, {}, [{ type: 'bandwidth', ingressRate: 1000000 }]) }));
+  const pod = await makeNetns(t, 'clipod');
+  const r = await n.cni(['add', 'net', pod.path]);
+  t.equal(r.code, 1, 'exit 1: a plugin failed');
+  t.equal(r.stdout, '', 'no result on stdout');
+  t.match(r.stderr, 'cni-run: add failed:\n  plugin type="bandwidth" name="net" failed (add)\n    CNI error code 7 (invalid network config)\n');
+  t.match(r.stderr, /msg: +if rate is set, burst must also be set\n +details: ingressBurst: if rate is set, burst must also be set/);
+  // The undo is a DEL of the whole list, as a runtime does; bandwidth refuses its config on DEL
+  // too, and says so, but the bridge still gets its DEL.
+  t.match(r.stderr, /undoing the ADD \(DEL of every plugin\) failed too:\n +plugin type="bandwidth" name="net" failed \(delete\)/);
+  t.same(await nodeVeths(n.node), [], "the bridge's veth was removed by the undo");
+  t.same(allocated(n.dataDir), [], 'the address was released by the undo');
+  t.same(cached(n), [], 'nothing cached');
+});
+
+t.test('an ADD that fails for want of addresses is undone: nothing of the second pod is left', { skip: needsRoot }, async (t) => {
+  // A /30 has one address for pods besides the gateway.
+  const n = await node(t, (d) => ({
+    '10-net.conflist': {
+      ...bridgeList('net', d),
+      plugins: [{ type: 'bridge', bridge: 'cnirun0', isGateway: true, ipam: { type: 'host-local', subnet: '10.77.0.0/30', dataDir: d } }],
+    },
+  }));
+  const first = await makeNetns(t, 'clipod');
+  const second = await makeNetns(t, 'clipod');
+  t.equal((await n.cni(['add', 'net', first.path])).code, 0, 'the first pod gets the address');
+  const r = await n.cni(['add', 'net', second.path]);
+  t.equal(r.code, 1);
+  t.match(r.stderr, /plugin type="bridge" name="net" failed \(add\)\n[\s\S]*no IP addresses available in range set/);
+  t.match(r.stderr, /the ADD was undone: every plugin of the list got DEL, as a runtime does after a failed ADD/);
+  t.equal((await nodeVeths(n.node)).length, 1, "only the first pod's veth is on the node");
+  t.same(
+    (await ipJson<{ ifname: string }[]>(second.name, ['link', 'show'])).map((l) => l.ifname),
+    ['lo'],
+    'the second pod has only lo',
+  );
+  t.equal((await n.cni(['del', 'net', first.path])).code, 0);
+  t.same(cached(n), []);
+});
+
+t.test('a missing plugin names every directory searched; exit 3; what ran before is undone', { skip: needsRoot }, async (t) => {
+  const n = await node(t, (d) => ({ '10-net.conflist': bridgeList('net', d, {}, [{ type: 'no-such-plugin' }]) }));
+  const pod = await makeNetns(t, 'clipod');
+  const empty = tempDir(t, 'cnits-emptybin-');
+  const r = await cniRun(
+    ['add', 'net', pod.path, '--conf-dir', n.confDir, '--cache-dir', n.cacheDir, '--plugin-dir', `${DIST_BIN}:${empty}:/nonexistent-cni`],
+    {
+      nodeNetns: n.node.name,
+    },
+  );
+  t.equal(r.code, 3, 'exit 3');
+  t.match(
+    r.stderr,
+    `plugin "no-such-plugin" not found; searched:\n    ${DIST_BIN}: no file no-such-plugin\n    ${empty}: no file no-such-plugin\n    /nonexistent-cni: no such directory\n`,
+  );
+  t.match(r.stderr, /--plugin-dir DIR\[:DIR\] \(or CNI_PATH\)/);
+  t.same(await nodeVeths(n.node), [], 'bridge ran, then got DEL');
+  t.same(allocated(n.dataDir), []);
+});
+
+t.test('a network not found names the conf dir and the networks in it; exit 3', { skip: needsRoot }, async (t) => {
+  const n = await node(t, (d) => ({ '10-a.conflist': bridgeList('alpha', d), '20-b.conflist': bridgeList('beta', d) }));
+  const r = await n.cni(['add', 'gamma', '/run/netns/whatever']);
+  t.equal(r.code, 3);
+  t.match(r.stderr, `network "gamma" not found in ${n.confDir}\n`);
+  t.match(r.stderr, /alpha +.*10-a\.conflist\n +beta +.*20-b\.conflist/);
+});
+
+t.test('usage errors exit 2 and say what is expected', { skip: needsRoot }, async (t) => {
+  const n = await node(t, (d) => ({ '10-net.conflist': bridgeList('net', d) }));
+  const port = await n.cni(['add', 'net', '/run/netns/x', '--port', '80']);
+  t.equal(port.code, 2);
+  t.match(port.stderr, /--port 80: expected HOST:CONTAINER\[\/tcp\|udp\|sctp\]\[@hostIP\]/);
+  const id = await n.cni(['add', 'net', '/run/netns/x', '--container-id', 'a b']);
+  t.equal(id.code, 2);
+  t.match(id.stderr, /invalid characters in containerID/);
+  const verb = await cniRun(['attach']);
+  t.equal(verb.code, 2);
+  t.match(verb.stderr, /unknown command 'attach'/);
+});
+
+t.test('CHECK of an attachment never added says which cache entry it looked for; exit 3', { skip: needsRoot }, async (t) => {
+  const n = await node(t, (d) => ({ '10-net.conflist': bridgeList('net', d) }));
+  const pod = await makeNetns(t, 'clipod');
+  const r = await n.cni(['check', 'net', pod.path, '--container-id', 'never-added']);
+  t.equal(r.code, 3);
+  t.match(r.stderr, `no cached ADD result for network "net", container never-added, interface eth0 in ${join(n.cacheDir, 'results')}`);
+});
+
+t.test('GC: attachments not listed --valid are deleted as libcni does; listed ones stay', { skip: needsRoot }, async (t) => {
+  const n = await node(t, (d) => ({ '10-net.conflist': bridgeList('net', d) }));
+  const pods = [await makeNetns(t, 'clipod'), await makeNetns(t, 'clipod'), await makeNetns(t, 'clipod')];
+  for (const [i, p] of pods.entries()) t.equal((await n.cni(['add', 'net', p.path, '--container-id', `c${i}`])).code, 0, `add c${i}`);
+  t.equal(allocated(n.dataDir).length, 3);
+  const gc = await n.cni(['gc', 'net', '--valid', 'c0:eth0', '--valid', 'c2:eth0']);
+  t.equal(gc.code, 0, gc.stderr);
+  t.match(gc.stderr, /deleted stale attachment c1 eth0/);
+  t.same(readdirSync(join(n.cacheDir, 'results')).sort(), ['net-c0-eth0', 'net-c2-eth0'], 'the cache keeps the valid ones');
+  t.equal(allocated(n.dataDir).length, 2, 'the stale one released its address');
+  t.same(
+    (await ipJson<{ ifname: string }[]>(pods[1]!.name, ['link', 'show'])).map((l) => l.ifname),
+    ['lo'],
+    "the stale pod's interface is gone",
+  );
+  t.equal((await nodeVeths(n.node)).length, 2, 'the valid pods keep their veths');
+  for (const [i, p] of pods.entries()) t.equal((await n.cni(['del', 'net', p.path, '--container-id', `c${i}`])).code, 0, `del c${i}`);
+  t.same(allocated(n.dataDir), []);
+});
+
+t.test('STATUS of a 1.1.0 list asks every plugin; the version line names our spec versions', { skip: needsRoot }, async (t) => {
+  const n = await node(t, (d) => ({ '10-net.conflist': bridgeList('net', d), '20-old.conflist': { ...bridgeList('old', d), cniVersion: '1.0.0' } }));
+  const ok = await n.cni(['status', 'net']);
+  t.equal(ok.code, 0, ok.stderr);
+  t.equal(ok.stdout, 'network "net" is ready (bridge answered STATUS)\n');
+  const old = await n.cni(['status', 'old']);
+  t.equal(old.code, 0);
+  t.match(old.stdout, /cniVersion 1\.0\.0: STATUS exists from 1\.1\.0 on/);
+  const v = await cniRun(['version']);
+  t.equal(v.code, 0);
+  t.match(v.stdout, /^cni-run \d+\.\d+\.\d+ \(cni-ts\)\nCNI spec versions: 0\.1\.0, 0\.2\.0, 0\.3\.0, 0\.3\.1, 0\.4\.0, 1\.0\.0, 1\.1\.0\n$/);
+});
+
+t.test('a bare netns name is taken from /run/netns, and gives the container id of its full path', { skip: needsRoot }, async (t) => {
+  const n = await node(t, (d) => ({ '10-net.conflist': bridgeList('net', d) }));
+  const pod = await makeNetns(t, 'clipod');
+  t.equal((await n.cni(['add', 'net', pod.name])).code, 0);
+  const [file] = readdirSync(join(n.cacheDir, 'results'));
+  const del = await n.cni(['del', 'net', pod.path]);
+  t.equal(del.code, 0, del.stderr);
+  t.same(readdirSync(join(n.cacheDir, 'results')), [], `the DEL by full path found the entry ${file} made by name`);
+  t.same(allocated(n.dataDir), []);
+});
