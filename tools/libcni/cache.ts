@@ -20,7 +20,9 @@ export interface CachedAdd {
 }
 
 /** A cache file that exists but cannot be used (libcni: CHECK fails on it, DEL goes on without it). */
-export class CacheError extends Error {}
+export class CacheError extends Error {
+  override name = 'CacheError';
+}
 
 export function saveResult(dir: string, conf: RuntimeConf, { network, configBytes, result }: CachedAdd): void {
   const file = cacheFile(dir, network, conf);
