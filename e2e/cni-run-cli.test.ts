@@ -2,7 +2,7 @@
 // (and with which exit status, docs/cni-run.md#exit-status), a failed ADD undone, GC of the
 // attachments not listed as valid, STATUS, and the version line.
 import t, { type Test } from 'tap';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { cniRun, confDirWith } from './helpers/cni-run.ts';
 import { makeNetns, type TestNetns } from './helpers/netns.ts';
@@ -176,4 +176,21 @@ t.test('a bare netns name is taken from /run/netns, and gives the container id o
   t.equal(del.code, 0, del.stderr);
   t.same(readdirSync(join(n.cacheDir, 'results')), [], `the DEL by full path found the entry ${file} made by name`);
   t.same(allocated(n.dataDir), []);
+});
+
+t.test('DEL of a pod whose network left the conf dir uses the config its ADD cached', { skip: needsRoot }, async (t) => {
+  const n = await node(t, (d) => ({ '10-net.conflist': bridgeList('net', d) }));
+  const pod = await makeNetns(t, 'clipod');
+  t.equal((await n.cni(['add', 'net', pod.path])).code, 0);
+  rmSync(join(n.confDir, '10-net.conflist'));
+  const check = await n.cni(['check', 'net', pod.path]);
+  t.equal(check.code, 3, 'CHECK needs the network in the conf dir');
+  const del = await n.cni(['del', 'net', pod.path]);
+  t.equal(del.code, 0, del.stderr);
+  t.match(del.stderr, `network "net" is not in ${n.confDir}: using the config its ADD cached in ${join(n.cacheDir, 'results', 'net-')}`);
+  t.same(await nodeVeths(n.node), []);
+  t.same(allocated(n.dataDir), []);
+  t.same(cached(n), []);
+  const again = await n.cni(['del', 'net', pod.path]);
+  t.equal(again.code, 3, 'with neither the config nor a cache entry, DEL cannot know the plugins: network not found');
 });

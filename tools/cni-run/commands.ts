@@ -15,9 +15,9 @@ import {
   type Runtime,
   type RuntimeConf,
 } from '../libcni/api.ts';
-import { CacheError, cachedAttachments, deleteResult, loadResult, saveResult } from '../libcni/cache.ts';
-import { loadNetwork, loadNetworkFile, type LoadedNetwork } from '../libcni/conf-dir.ts';
-import type { NetworkConfigList } from '../libcni/conflist.ts';
+import { CacheError, cacheFile, cachedAttachments, deleteResult, loadCachedConfig, loadResult, saveResult } from '../libcni/cache.ts';
+import { loadNetwork, loadNetworkFile, NetworkNotFoundError, type LoadedNetwork } from '../libcni/conf-dir.ts';
+import { parseConflist, type NetworkConfigList } from '../libcni/conflist.ts';
 import { compareVersions } from '../../lib/cni-spec/index.ts';
 import { capabilityArgs, parseCniArgs, UsageError, type CapabilityFlags, type CapabilitySources } from './cap-flags.ts';
 
@@ -86,9 +86,26 @@ interface Attachment {
   readonly givenArgs: boolean;
 }
 
-function attachmentFor(networkArg: string, netnsArg: string, o: AttachOptions, say: Say): Attachment {
-  const net = resolveNetwork(networkArg, o.confDir);
+/**
+ * For DEL: a network that has left the conf dir since the ADD is still deleted with the config
+ * its ADD cached (what libcni keeps it for), so removing a config file does not strand pods.
+ */
+function networkOrCached(networkArg: string, o: AttachOptions, netns: string, say: Say): LoadedNetwork {
+  try {
+    return resolveNetwork(networkArg, o.confDir);
+  } catch (err) {
+    if (!(err instanceof NetworkNotFoundError)) throw err;
+    const ids = { containerId: o.containerId ?? defaultContainerId(netns), ifname: o.ifname };
+    const bytes = loadCachedConfig(o.cacheDir, networkArg, ids);
+    if (bytes === undefined) throw err;
+    say(`network "${networkArg}" is not in ${o.confDir}: using the config its ADD cached in ${cacheFile(o.cacheDir, networkArg, ids)}`);
+    return { list: parseConflist(bytes), bytes, file: cacheFile(o.cacheDir, networkArg, ids) };
+  }
+}
+
+function attachmentFor(networkArg: string, netnsArg: string, o: AttachOptions, say: Say, verb: 'add' | 'check' | 'del' = 'add'): Attachment {
   const netns = resolveNetns(netnsArg);
+  const net = verb === 'del' ? networkOrCached(networkArg, o, netns, say) : resolveNetwork(networkArg, o.confDir);
   const { args: caps, sources } = capabilityArgs(o);
   for (const w of undeclaredCapabilities(net.list, sources)) say(`warning: ${w}`);
   const args = parseCniArgs(o.args);
@@ -174,7 +191,7 @@ export async function cmdCheck(networkArg: string, netnsArg: string, o: AttachOp
 }
 
 export async function cmdDel(networkArg: string, netnsArg: string, o: AttachOptions, say: Say): Promise<void> {
-  const a = attachmentFor(networkArg, netnsArg, o, say);
+  const a = attachmentFor(networkArg, netnsArg, o, say, 'del');
   const { list } = a.net;
   const conf = withCachedArgs(a, o.cacheDir);
   let cached: unknown;

@@ -74,6 +74,16 @@ export function loadResult(dir: string, network: string, conf: Pick<RuntimeConf,
   }
 }
 
+/** The network config bytes the ADD of this attachment cached (libcni's GetNetworkListCachedConfig); undefined when there are none. */
+export function loadCachedConfig(dir: string, network: string, conf: Pick<RuntimeConf, 'containerId' | 'ifname'>): Buffer | undefined {
+  try {
+    const entry = JSON.parse(readFileSync(cacheFile(dir, network, conf), 'utf8')) as { kind?: string; config?: unknown };
+    return entry.kind === 'cniCacheV1' && typeof entry.config === 'string' && entry.config !== '' ? Buffer.from(entry.config, 'base64') : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export function deleteResult(dir: string, network: string, conf: Pick<RuntimeConf, 'containerId' | 'ifname'>): void {
   rmSync(cacheFile(dir, network, conf), { force: true });
 }
