@@ -103,9 +103,16 @@ function networkOrCached(networkArg: string, o: AttachOptions, netns: string, sa
   }
 }
 
-function attachmentFor(networkArg: string, netnsArg: string, o: AttachOptions, say: Say, verb: 'add' | 'check' | 'del' = 'add'): Attachment {
-  const netns = resolveNetns(netnsArg);
-  const net = verb === 'del' ? networkOrCached(networkArg, o, netns, say) : resolveNetwork(networkArg, o.confDir);
+/** The network and netns arguments of a verb; `del` may fall back to the cached config. */
+interface Target {
+  readonly network: string;
+  readonly netns: string;
+  readonly forDel?: boolean;
+}
+
+function attachmentFor(target: Target, o: AttachOptions, say: Say): Attachment {
+  const netns = resolveNetns(target.netns);
+  const net = target.forDel ? networkOrCached(target.network, o, netns, say) : resolveNetwork(target.network, o.confDir);
   const { args: caps, sources } = capabilityArgs(o);
   for (const w of undeclaredCapabilities(net.list, sources)) say(`warning: ${w}`);
   const args = parseCniArgs(o.args);
@@ -152,7 +159,7 @@ export class AddFailedError extends Error {
  * after a failed pod network setup, so nothing is left half-made; both outcomes are reported.
  */
 export async function cmdAdd(networkArg: string, netnsArg: string, o: AttachOptions, say: Say): Promise<unknown> {
-  const a = attachmentFor(networkArg, netnsArg, o, say);
+  const a = attachmentFor({ network: networkArg, netns: netnsArg }, o, say);
   const rt = runtimeFor(o);
   let result: unknown;
   try {
@@ -170,7 +177,7 @@ export async function cmdAdd(networkArg: string, netnsArg: string, o: AttachOpti
 }
 
 export async function cmdCheck(networkArg: string, netnsArg: string, o: AttachOptions, say: Say): Promise<void> {
-  const a = attachmentFor(networkArg, netnsArg, o, say);
+  const a = attachmentFor({ network: networkArg, netns: netnsArg }, o, say);
   const { list } = a.net;
   if (compareVersions(list.cniVersion, '0.4.0') >= 0 && list.disableCheck) {
     say(`network "${list.name}" sets disableCheck: nothing to check`);
@@ -191,7 +198,7 @@ export async function cmdCheck(networkArg: string, netnsArg: string, o: AttachOp
 }
 
 export async function cmdDel(networkArg: string, netnsArg: string, o: AttachOptions, say: Say): Promise<void> {
-  const a = attachmentFor(networkArg, netnsArg, o, say, 'del');
+  const a = attachmentFor({ network: networkArg, netns: netnsArg, forDel: true }, o, say);
   const { list } = a.net;
   const conf = withCachedArgs(a, o.cacheDir);
   let cached: unknown;
