@@ -3,7 +3,7 @@
 // libcni) and cni-run can act on each other's attachments.
 import { createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import {
   addNetworkList,
   checkNetworkList,
@@ -15,7 +15,7 @@ import {
   type Runtime,
   type RuntimeConf,
 } from '../libcni/api.ts';
-import { CacheError, cacheFile, cachedAttachments, deleteResult, loadCachedConfig, loadResult, saveResult } from '../libcni/cache.ts';
+import { CacheError, cacheFile, cachedAttachment, cachedAttachments, deleteResult, loadCachedConfig, loadResult, saveResult } from '../libcni/cache.ts';
 import { loadNetwork, loadNetworkFile, NetworkNotFoundError, type LoadedNetwork } from '../libcni/conf-dir.ts';
 import { parseConflist, type NetworkConfigList } from '../libcni/conflist.ts';
 import { compareVersions } from '../../lib/cni-spec/index.ts';
@@ -132,7 +132,7 @@ function attachmentFor(target: Target, o: AttachOptions, say: Say): Attachment {
  * CNI_ARGS from the cache (libcni's GetNetworkListCachedConfig) unless the command line gives them.
  */
 function withCachedArgs(a: Attachment, cacheDir: string): RuntimeConf {
-  const cached = cachedAttachments(cacheDir).find((c) => c.network === a.net.list.name && c.containerId === a.conf.containerId && c.ifname === a.conf.ifname);
+  const cached = cachedAttachment(cacheDir, a.net.list.name, a.conf);
   if (cached === undefined) return a.conf;
   return {
     ...a.conf,
@@ -264,6 +264,3 @@ export async function cmdStatus(networkArg: string, o: CommonOptions): Promise<s
   await statusNetworkList(runtimeFor(o), list);
   return `network "${list.name}" is ready (${list.plugins.map((p) => String(p['type'])).join(', ')} answered STATUS)`;
 }
-
-/** For messages: which file a network came from. */
-export const fromFile = (net: LoadedNetwork): string => basename(net.file);

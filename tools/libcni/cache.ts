@@ -98,6 +98,35 @@ export interface CachedAttachment {
   readonly capabilityArgs: Readonly<Record<string, unknown>>;
 }
 
+function parseAttachment(text: string): CachedAttachment | undefined {
+  let e: unknown;
+  try {
+    e = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof e !== 'object' || e === null || (e as Record<string, unknown>)['kind'] !== 'cniCacheV1') return undefined;
+  const { containerId, networkName, ifName, netns, cniArgs, capabilityArgs } = e as Record<string, unknown>;
+  if (typeof ifName !== 'string' || ifName === '' || typeof networkName !== 'string' || networkName === '') return undefined;
+  return {
+    containerId: typeof containerId === 'string' ? containerId : '',
+    network: networkName,
+    ifname: ifName,
+    netns: typeof netns === 'string' ? netns : '',
+    args: Array.isArray(cniArgs) ? (cniArgs as [string, string][]) : [],
+    capabilityArgs: typeof capabilityArgs === 'object' && capabilityArgs !== null ? (capabilityArgs as Record<string, unknown>) : {},
+  };
+}
+
+/** The cache entry of one attachment, when there is a readable v1 one. */
+export function cachedAttachment(dir: string, network: string, conf: Pick<RuntimeConf, 'containerId' | 'ifname'>): CachedAttachment | undefined {
+  try {
+    return parseAttachment(readFileSync(cacheFile(dir, network, conf), 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
 /** Every readable v1 entry of the results dir, in file-name order; others are skipped as libcni does. */
 export function cachedAttachments(dir: string): CachedAttachment[] {
   let names: string[];
@@ -108,23 +137,14 @@ export function cachedAttachments(dir: string): CachedAttachment[] {
   }
   const out: CachedAttachment[] = [];
   for (const name of names) {
-    let e: Record<string, unknown>;
+    let text: string;
     try {
-      e = JSON.parse(readFileSync(join(dir, 'results', name), 'utf8')) as Record<string, unknown>;
+      text = readFileSync(join(dir, 'results', name), 'utf8');
     } catch {
       continue;
     }
-    if (typeof e !== 'object' || e === null || e['kind'] !== 'cniCacheV1') continue;
-    const { containerId, networkName, ifName, netns, cniArgs, capabilityArgs } = e;
-    if (typeof ifName !== 'string' || ifName === '' || typeof networkName !== 'string' || networkName === '') continue;
-    out.push({
-      containerId: typeof containerId === 'string' ? containerId : '',
-      network: networkName,
-      ifname: ifName,
-      netns: typeof netns === 'string' ? netns : '',
-      args: Array.isArray(cniArgs) ? (cniArgs as [string, string][]) : [],
-      capabilityArgs: typeof capabilityArgs === 'object' && capabilityArgs !== null ? (capabilityArgs as Record<string, unknown>) : {},
-    });
+    const a = parseAttachment(text);
+    if (a !== undefined) out.push(a);
   }
   return out;
 }
