@@ -134,6 +134,20 @@ t.test('CHECK of an attachment never added says which cache entry it looked for;
   t.match(r.stderr, `no cached ADD result for network "net", container never-added, interface eth0 in ${join(n.cacheDir, 'results')}`);
 });
 
+t.test('CHECK of a list older than 0.4.0 is refused (exit 3); with disableCheck it does nothing', { skip: needsRoot }, async (t) => {
+  const n = await node(t, (d) => ({
+    '10-old.conflist': { ...bridgeList('old', d), cniVersion: '0.3.1' },
+    '20-nc.conflist': { ...bridgeList('nc', d), disableCheck: true },
+  }));
+  const pod = await makeNetns(t, 'clipod');
+  const old = await n.cni(['check', 'old', pod.path]);
+  t.equal(old.code, 3);
+  t.match(old.stderr, 'configuration version "0.3.1" does not support the CHECK command');
+  const nc = await n.cni(['check', 'nc', pod.path, '--container-id', 'never-added']);
+  t.equal(nc.code, 0, nc.stderr);
+  t.match(nc.stderr, 'network "nc" sets disableCheck: nothing to check');
+});
+
 t.test('GC: attachments not listed --valid are deleted as libcni does; listed ones stay', { skip: needsRoot }, async (t) => {
   const n = await node(t, (d) => ({ '10-net.conflist': bridgeList('net', d) }));
   const pods = [await makeNetns(t, 'clipod'), await makeNetns(t, 'clipod'), await makeNetns(t, 'clipod')];

@@ -17,7 +17,7 @@ import {
 } from '../libcni/api.ts';
 import { CacheError, cacheFile, cachedAttachment, cachedAttachments, deleteResult, loadCachedConfig, loadResult, saveResult } from '../libcni/cache.ts';
 import { loadNetwork, loadNetworkFile, NetworkNotFoundError, type LoadedNetwork } from '../libcni/conf-dir.ts';
-import { parseConflist, type NetworkConfigList } from '../libcni/conflist.ts';
+import { ConfigListError, parseConflist, type NetworkConfigList } from '../libcni/conflist.ts';
 import { compareVersions } from '../../lib/cni-spec/index.ts';
 import { capabilityArgs, parseCniArgs, UsageError, type CapabilityFlags, type CapabilitySources } from './cap-flags.ts';
 
@@ -179,20 +179,19 @@ export async function cmdAdd(networkArg: string, netnsArg: string, o: AttachOpti
 export async function cmdCheck(networkArg: string, netnsArg: string, o: AttachOptions, say: Say): Promise<void> {
   const a = attachmentFor({ network: networkArg, netns: netnsArg }, o, say);
   const { list } = a.net;
-  if (compareVersions(list.cniVersion, '0.4.0') >= 0 && list.disableCheck) {
+  // libcni's error, before any plugin runs: the config is what cannot be checked.
+  if (compareVersions(list.cniVersion, '0.4.0') < 0) throw new ConfigListError(`configuration version "${list.cniVersion}" does not support the CHECK command`);
+  if (list.disableCheck) {
     say(`network "${list.name}" sets disableCheck: nothing to check`);
     return;
   }
-  let cached: unknown;
-  if (compareVersions(list.cniVersion, '0.4.0') >= 0) {
-    // The spec forbids CHECK of an attachment never added; say which one we looked for.
-    cached = loadResult(o.cacheDir, list.name, a.conf, list.cniVersion);
-    if (cached === undefined) {
-      throw new NoCachedResultError(
-        `no cached ADD result for network "${list.name}", container ${a.conf.containerId}, interface ${a.conf.ifname} in ${join(o.cacheDir, 'results')}: ` +
-          'was it added with the same --container-id, --ifname and --cache-dir?',
-      );
-    }
+  // The spec forbids CHECK of an attachment never added; say which one we looked for.
+  const cached = loadResult(o.cacheDir, list.name, a.conf, list.cniVersion);
+  if (cached === undefined) {
+    throw new NoCachedResultError(
+      `no cached ADD result for network "${list.name}", container ${a.conf.containerId}, interface ${a.conf.ifname} in ${join(o.cacheDir, 'results')}: ` +
+        'was it added with the same --container-id, --ifname and --cache-dir?',
+    );
   }
   await checkNetworkList(runtimeFor(o), list, withCachedArgs(a, o.cacheDir), cached);
 }
