@@ -1,105 +1,249 @@
 #!/usr/bin/env bash
-# Demo: a Kubernetes node's pod network through our executables, the way a runtime runs it.
+# Demo: a two-node Kubernetes-style pod network through our executables, run the way a
+# container runtime runs them (`npm run demo`, as root).
 #
-#   client netns ──uplink── [ node netns: cni0 bridge, hostPort rules, shaping ] ──veth── pods
+#            nodeA netns                                 nodeB netns
+#   web-a ─┐                                                                 ┌─ web-b
+#          ├─ cni0 ── underlay0 192.0.2.1 ═════ 192.0.2.2 underlay0 ── cni0 ─┤
+# plain-a ─┘  10.244.1.1/24                                    10.244.2.1/24 └─ plain-b
+#             route 10.244.2.0/24 via 192.0.2.2   route 10.244.1.0/24 via 192.0.2.1
 #
-# It builds dist/bin, makes throwaway network namespaces, runs conf-examples/k8s-node.conflist
-# (bridge + host-local → portmap → bandwidth) for two pods with cni-run (our libcni-like
-# runtime), and shows: the pods' IPs, an HTTP request from outside the node served by a pod
-# through a hostPort, and the shaped pod's throughput beside an unshaped one, measured with
-# iperf3. Then CHECK and DEL, and what is left (nothing). Every step prints ✓ or ✗; the exit
-# status is non-zero when any step failed. Traffic stays inside the demo's namespaces.
+# Two node namespaces joined by a veth "underlay", each with its own pod subnet and a route to
+# the other's, as kubenet-style clusters are wired. Each node has its own conf dir holding
+# conf-examples/k8s-node.conflist (bridge + host-local → portmap → bandwidth) with its subnet,
+# and its own host-local data dir and result cache, so the nodes' state stays apart as on two
+# machines. Every pod is attached by dist/bin/cni-run running inside its node's netns (loopback
+# for lo, then the Kubernetes list for eth0). The demo shows the pod IPs, pod → pod across
+# nodes, HTTP through a hostPort fetched from the other node, the 10 Mbit/s shaping containerd
+# asks for with kubernetes.io/ingress-bandwidth / egress-bandwidth measured with iperf3 against
+# an unshaped pod, CHECK, then DEL and GC of everything and a look for leftovers.
+#
+# One line per step with ✓ or ✗; exit status 1 if any step failed. Cleanup (servers, namespaces,
+# the temp dir) runs on every exit, Ctrl-C included. Traffic stays inside the demo's namespaces.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+repo=$PWD
 
-[ "$(id -u)" -eq 0 ] || { echo "the demo creates network namespaces: run it as root" >&2; exit 1; }
-# iproute2, iperf3, iptables/nftables: installed when missing, as `npm test` does.
-bash scripts/prereqs.sh --packages || { echo "demo: a Debian package it needs is missing (named above)" >&2; exit 1; }
+[ "$(id -u)" -eq 0 ] || {
+  echo "demo: it creates network namespaces: run it as root" >&2
+  exit 1
+}
 
+# ---------------------------------------------------------------- output helpers
 failed=0
 ok() { printf '  \342\234\223 %s\n' "$*"; }
-bad() { printf '  \342\234\227 %s\n' "$*"; failed=1; }
-# step "what" command…: runs it, prints ✓/✗ with the line, shows the output of a failure.
-step() {
-  local what=$1 out
-  shift
-  if out=$("$@" 2>&1); then ok "$what"; else bad "$what"; printf '%s\n' "$out" | sed 's/^/      /'; fi
+bad() {
+  printf '  \342\234\227 %s\n' "$*"
+  failed=1
+}
+# Indented output of a failed command, so the reason is on screen under its ✗.
+show() { sed '/^$/d; s/^/      /' "$@"; }
+section() { printf '\n== %s\n' "$*"; }
+now_ms() { local t=${EPOCHREALTIME//[.,]/}; echo $((t / 1000)); }
+secs() { printf '%d.%02d s' $(($1 / 1000)) $(($1 % 1000 / 10)); } # secs MILLISECONDS
+
+# ---------------------------------------------------------------- names and layout
+tag=$$
+prefix="cnits-demo$tag"
+nodes=(A B)
+declare -A underlay_ip=([A]=192.0.2.1 [B]=192.0.2.2)
+declare -A pod_subnet=([A]=10.244.1.0/24 [B]=10.244.2.0/24)
+declare -A other=([A]=B [B]=A)
+pods=(web-a plain-a web-b plain-b)
+declare -A node_of=([web-a]=A [plain-a]=A [web-b]=B [plain-b]=B)
+declare -A pod_ip
+network=k8s-pod-network
+node_ns() { echo "$prefix-node$1"; }
+pod_ns() { echo "$prefix-$1"; }
+# What kubelet and containerd pass as capability args: hostPort 8080 → containerPort 80 on both
+# web pods, and on web-a the annotations kubernetes.io/ingress-bandwidth: 10M and
+# kubernetes.io/egress-bandwidth: 10M. The plain pods get neither.
+pod_opts() { # pod_opts POD: sets opts, the pod's cni-run options
+  case $1 in
+    web-a) opts=(--port 8080:80/tcp --bandwidth in=10M,out=10M) ;;
+    web-b) opts=(--port 8080:80/tcp) ;;
+    *) opts=() ;;
+  esac
+}
+pod_about() {
+  case $1 in
+    web-a) echo "hostPort 8080→80, 10 Mbit/s in and out" ;;
+    web-b) echo "hostPort 8080→80" ;;
+    *) echo "no hostPort, unshaped" ;;
+  esac
 }
 
-echo "== build"
-step "npm run build (dist/bin)" npm run --silent build
-
-tag=$$
-node_ns="cnits-demo-node-$tag"
-client_ns="cnits-demo-client-$tag"
-shaped_ns="cnits-demo-shaped-$tag"
-plain_ns="cnits-demo-plain-$tag"
-work=$(mktemp -d)
-pids=()
+work=
+pids=() # the servers started in the pods
+stop_servers() {
+  local p
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
+  pids=()
+}
 cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-  for ns in "$shaped_ns" "$plain_ns" "$client_ns" "$node_ns"; do ip netns del "$ns" 2>/dev/null; done
-  rm -rf "$work"
+  local ns
+  stop_servers
+  # Pod veths, ifbs, the bridges and every netfilter rule live in these namespaces and go with them.
+  for ns in $(ip netns list 2>/dev/null | awk -v p="$prefix-" 'index($1, p) == 1 { print $1 }'); do ip netns del "$ns"; done
+  [ -n "$work" ] && rm -rf "$work"
+  work=
 }
 trap cleanup EXIT
+trap 'echo; echo "demo: interrupted, cleaning up"; exit 130' INT
+trap 'exit 143' TERM
 
-echo "== node and client namespaces"
-setup_namespaces() {
-  for ns in "$node_ns" "$client_ns" "$shaped_ns" "$plain_ns"; do ip netns add "$ns" || return 1; done
-  ip -n "$node_ns" link set lo up &&
-    ip -n "$client_ns" link set lo up &&
-    ip -n "$node_ns" link add uplink0 type veth peer name eth0 netns "$client_ns" &&
-    ip -n "$node_ns" addr add 192.0.2.1/24 dev uplink0 &&
-    ip -n "$client_ns" addr add 192.0.2.2/24 dev eth0 &&
-    ip -n "$node_ns" link set uplink0 up &&
-    ip -n "$client_ns" link set eth0 up
+# ---------------------------------------------------------------- prerequisites and build
+section "prerequisites"
+# iproute2, iperf3, iptables/nftables, ping: installed when missing, as `npm test` does.
+if out=$(bash scripts/prereqs.sh --packages 2>&1); then
+  ok "Debian packages: iproute2 nftables iptables iperf3 iputils-ping"
+else
+  bad "Debian packages"
+  show <<<"$out"
+  exit 1
+fi
+if [ ! -d node_modules/.bin ]; then
+  t0=$(now_ms)
+  if out=$(npm ci 2>&1); then ok "npm ci: $(secs $(($(now_ms) - t0)))"; else
+    bad "npm ci"
+    show <<<"$out"
+    exit 1
+  fi
+fi
+# Rebuild when an executable is missing or older than a source file.
+needs_build() {
+  local exe oldest=
+  for exe in cni-run loopback bridge host-local portmap bandwidth; do
+    [ -x "dist/bin/$exe" ] || return 0
+    [ -z "$oldest" ] || [ "dist/bin/$exe" -ot "$oldest" ] && oldest="dist/bin/$exe"
+  done
+  [ -n "$(find lib plugins tools native/*.c scripts/build.ts scripts/launcher.cjs package-lock.json \
+    -type f -newer "$oldest" -print -quit 2>/dev/null)" ]
 }
-step "node $node_ns (192.0.2.1) and client $client_ns (192.0.2.2) joined by a veth" setup_namespaces
+if needs_build; then
+  t0=$(now_ms)
+  if out=$(npm run --silent build 2>&1) && [ -x dist/bin/cni-run ]; then
+    ok "npm run build: dist/bin/cni-run and the plugins in $(secs $(($(now_ms) - t0)))"
+  else
+    bad "npm run build"
+    show <<<"$out"
+    exit 1
+  fi
+else
+  ok "dist/bin is up to date (cni-run and the plugins)"
+fi
+cni_run=$repo/dist/bin/cni-run
+work=$(mktemp -d -t cnits-demo.XXXXXX)
 
-# The example as a runtime finds it in /etc/cni/net.d, with host-local's state in a temp dir.
-node -e '
-const fs = require("fs");
-const [src, dst, dataDir] = process.argv.slice(1);
-const list = JSON.parse(fs.readFileSync(src, "utf8"));
-for (const p of list.plugins) if (p.ipam && p.ipam.type === "host-local") p.ipam.dataDir = dataDir;
-fs.writeFileSync(dst, JSON.stringify(list, null, 2));
-' conf-examples/k8s-node.conflist "$work/k8s.conflist" "$work/ipam"
-
-# cni-run plays the runtime inside the node netns; so do the plugins it executes.
-cni() { # cni VERB POD_NS CONFLIST [cni-run options…]
-  ip netns exec "$node_ns" dist/bin/cni-run "$1" "$3" "/run/netns/$2" \
-    --plugin-dir "$PWD/dist/bin" --cache-dir "$work/cache" --container-id "demo-$2" "${@:4}"
+# cni-run plays the runtime inside a node's netns, with that node's conf dir and result cache;
+# so do the plugins it executes. cni NODE VERB NETWORK [POD] [options…]
+cni() {
+  local node=$1 verb=$2 net=$3
+  shift 3
+  local pod_args=()
+  case $verb in add | check | del)
+    pod_args=("/run/netns/$(pod_ns "$1")" --container-id "$prefix-$1")
+    shift
+    ;;
+  esac
+  ip netns exec "$(node_ns "$node")" "$cni_run" "$verb" "$net" "${pod_args[@]}" \
+    --conf-dir "$work/node$node/net.d" --plugin-dir "$repo/dist/bin" --cache-dir "$work/node$node/cache" "$@"
 }
-# What kubelet and containerd pass for hostPort 8080 and the annotations
-# kubernetes.io/ingress-bandwidth=10M, kubernetes.io/egress-bandwidth=10M.
-shaped_caps='{"portMappings":[{"hostPort":8080,"containerPort":80,"protocol":"tcp"}],
-  "bandwidth":{"ingressRate":10000000,"ingressBurst":4294967295,"egressRate":10000000,"egressBurst":4294967295}}'
+loopback_list=$repo/conf-examples/loopback.conflist
 
-echo "== ADD (loopback, then bridge + host-local → portmap → bandwidth)"
-for pod in "$shaped_ns" "$plain_ns"; do
-  step "loopback in $pod" cni add "$pod" conf-examples/loopback.conflist --ifname lo
-done
-add_net() { cni add "$1" "$work/k8s.conflist" "${@:3}" > "$2"; } # add_net POD RESULT_FILE [options…]
-step "pod network for $shaped_ns: hostPort 8080→80, 10 Mbit/s each way" add_net "$shaped_ns" "$work/shaped.json" --cap-args "$shaped_caps"
-step "pod network for $plain_ns: no hostPort, no shaping" add_net "$plain_ns" "$work/plain.json"
-
-pod_ip() { node -e 'const r = require(process.argv[1]); console.log(r.ips[0].address.split("/")[0])' "$1" 2>/dev/null; }
-shaped_ip=$(pod_ip "$work/shaped.json")
-plain_ip=$(pod_ip "$work/plain.json")
-echo "== pods"
-for pod in "$shaped_ns" "$plain_ns"; do ip -n "$pod" -brief addr show eth0 | sed 's/^/  '"$pod"': /'; done
-[ -n "$shaped_ip" ] && [ -n "$plain_ip" ] && ok "pod IPs $shaped_ip (shaped) and $plain_ip" || bad "pod IPs from the ADD results"
-if [ -f "$work/shaped.json" ]; then
-  ifb=$(node -e 'const r = require(process.argv[1]); console.log(r.interfaces.filter((i) => i.name.startsWith("bwp")).map((i) => i.name).join(" "))' "$work/shaped.json")
-  [ -n "$ifb" ] && ok "the result lists the egress ifb $ifb" || bad "the result lists an egress ifb"
+# ---------------------------------------------------------------- nodes
+section "two nodes joined by an underlay"
+echo "  web-a, plain-a ─ cni0 [nodeA 192.0.2.1] ═ underlay ═ [nodeB 192.0.2.2] cni0 ─ web-b, plain-b"
+make_nodes() {
+  local n ns
+  for n in "${nodes[@]}"; do
+    ns=$(node_ns "$n")
+    ip netns add "$ns" && ip -n "$ns" link set lo up || return 1
+  done
+  ip -n "$(node_ns A)" link add underlay0 type veth peer name underlay0 netns "$(node_ns B)" || return 1
+  for n in "${nodes[@]}"; do
+    ns=$(node_ns "$n")
+    ip -n "$ns" addr add "${underlay_ip[$n]}/24" dev underlay0 &&
+      ip -n "$ns" link set underlay0 up &&
+      ip -n "$ns" route add "${pod_subnet[${other[$n]}]}" via "${underlay_ip[${other[$n]}]}" || return 1
+  done
+}
+if out=$(make_nodes 2>&1); then
+  ok "nodeA ($(node_ns A)) 192.0.2.1/24 ═ nodeB 192.0.2.2/24; routes: A → 10.244.2.0/24 via 192.0.2.2, B → 10.244.1.0/24 via 192.0.2.1"
+else
+  bad "node namespaces and the underlay"
+  show <<<"$out"
+  exit 1
 fi
 
-echo "== hostPort: http://192.0.2.1:8080 from the client, served by the pod on port 80"
-ip netns exec "$shaped_ns" node -e '
-require("http").createServer((req, res) => res.end(`hello from the pod ${process.argv[1]}, you are ${req.socket.remoteAddress}\n`))
-  .listen(80, "0.0.0.0");
-' "$shaped_ip" &
-pids+=($!)
+# Each node's /etc/cni/net.d: the Kubernetes list with that node's pod subnet, and host-local's
+# data dir under the node's own state (a JSON edit, not text substitution).
+write_conf() { # write_conf NODE
+  mkdir -p "$work/node$1/net.d" "$work/node$1/cache" &&
+    node -e '
+const fs = require("fs");
+const [src, dst, subnet, dataDir] = process.argv.slice(1);
+const list = JSON.parse(fs.readFileSync(src, "utf8"));
+const bridge = list.plugins.find((p) => p.type === "bridge");
+if (!bridge || !bridge.ipam || bridge.ipam.type !== "host-local") throw new Error(`${src}: no bridge with host-local`);
+bridge.ipam.ranges = [[{ subnet }]];
+bridge.ipam.dataDir = dataDir;
+fs.writeFileSync(dst, JSON.stringify(list, null, 2) + "\n");
+' conf-examples/k8s-node.conflist "$work/node$1/net.d/10-$network.conflist" "${pod_subnet[$1]}" "$work/node$1/ipam"
+}
+for n in "${nodes[@]}"; do
+  # validate with the capability args the pods will get: they must reach a plugin that takes them.
+  if out=$(write_conf "$n" 2>&1 && "$cni_run" validate "$work/node$n/net.d" --port 8080:80/tcp --bandwidth in=10M,out=10M 2>&1); then
+    ok "node$n conf dir: k8s-node.conflist with subnet ${pod_subnet[$n]}; cni-run validate: $(tail -n 1 <<<"$out")"
+  else
+    bad "node$n conf dir"
+    show <<<"$out"
+  fi
+done
+
+# ---------------------------------------------------------------- pods
+section "pods: cni-run add (loopback for lo, then $network for eth0)"
+for pod in "${pods[@]}"; do
+  n=${node_of[$pod]}
+  ns=$(pod_ns "$pod")
+  pod_opts "$pod"
+  if ! out=$(ip netns add "$ns" 2>&1); then
+    bad "$pod: netns $ns"
+    show <<<"$out"
+    continue
+  fi
+  t0=$(now_ms)
+  if out=$(cni "$n" add "$loopback_list" "$pod" --ifname lo 2>&1) &&
+    out=$(cni "$n" add "$network" "$pod" "${opts[@]}" 2>"$work/err") &&
+    printf '%s' "$out" >"$work/$pod.json" &&
+    ip=$(node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")); console.log(r.ips[0].address)' "$work/$pod.json" 2>&1); then
+    t=$(($(now_ms) - t0))
+    pod_ip[$pod]=${ip%/*}
+    ok "$pod on node$n: eth0 $ip, $(pod_about "$pod") ($(secs "$t"))"
+  else
+    bad "$pod on node$n"
+    { printf '%s\n' "$out"; cat "$work/err" 2>/dev/null; } | show
+  fi
+done
+if [ -f "$work/web-a.json" ]; then
+  ifb=$(node -e 'const r = require(process.argv[1]); console.log(r.interfaces.filter((i) => i.name.startsWith("bwp")).map((i) => i.name).join(" "))' "$work/web-a.json")
+  [ -n "$ifb" ] && ok "web-a's result lists the ifb $ifb that shapes its egress on nodeA" || bad "web-a's result lists an egress ifb (bwp…)"
+fi
+
+# ---------------------------------------------------------------- servers in the pods
+# An HTTP server on port 80 in each web pod that names itself and the address it sees, and an
+# iperf3 server in web-a (shaped) and plain-a (unshaped).
+for pod in web-a web-b; do
+  ip netns exec "$(pod_ns "$pod")" node -e '
+const [name, ip] = process.argv.slice(1);
+require("http").createServer((req, res) => res.end(`${name} (${ip}) says hello to ${req.socket.remoteAddress}`)).listen(80, "0.0.0.0");
+' "$pod" "${pod_ip[$pod]:-?}" >/dev/null 2>&1 &
+  pids+=($!)
+done
+for pod in web-a plain-a; do
+  ip netns exec "$(pod_ns "$pod")" iperf3 -s -p 5201 >/dev/null 2>&1 &
+  pids+=($!)
+done
 fetch() { # fetch NETNS URL: GET with retries while the server starts
   ip netns exec "$1" node -e '
 const get = (n) => require("http").get(process.argv[1], { timeout: 2000 }, (res) => res.pipe(process.stdout))
@@ -107,57 +251,182 @@ const get = (n) => require("http").get(process.argv[1], { timeout: 2000 }, (res)
 get(30);
 ' "$2"
 }
-if answer=$(fetch "$client_ns" http://192.0.2.1:8080/); then
-  ok "client → node:8080 → pod: $answer"
-else
-  bad "client → node:8080 → pod: $answer"
+# has_ip LABEL POD…: a ✗ for LABEL unless every POD got an address from its ADD.
+has_ip() {
+  local label=$1 p
+  shift
+  for p in "$@"; do
+    if [ -z "${pod_ip[$p]:-}" ]; then
+      bad "$label: $p has no IP (its ADD failed)"
+      return 1
+    fi
+  done
+}
+# http_step LABEL NETNS URL EXPECTED_POD
+http_step() {
+  local answer
+  if answer=$(fetch "$2" "$3" 2>&1) && [[ $answer == "$4 "* ]]; then ok "$1: \"$answer\""; else bad "$1: ${answer:-no answer}"; fi
+}
+
+# ---------------------------------------------------------------- pod to pod
+section "pod → pod across nodes (routed over the underlay)"
+ping_step() { # ping_step FROM_POD TO_POD
+  local out summary
+  has_ip "ping $1 → $2" "$1" "$2" || return
+  if out=$(ip netns exec "$(pod_ns "$1")" ping -c 3 -i 0.2 -W 2 "${pod_ip[$2]}" 2>&1); then
+    summary=$(awk -F'/' '/^rtt|^round-trip/ { print $5 }' <<<"$out")
+    ok "ping $1 (${pod_ip[$1]}) → $2 (${pod_ip[$2]}): 3/3 replies, avg ${summary:-?} ms"
+  else
+    bad "ping $1 → $2"
+    show <<<"$out"
+  fi
+}
+ping_step plain-a plain-b
+ping_step plain-b plain-a
+# The sender's address as the receiver sees it is its node's underlay address: the list's
+# ipMasq masquerades pod traffic leaving the pod subnet.
+has_ip "HTTP plain-a → web-b" plain-a web-b &&
+  http_step "HTTP plain-a → web-b ${pod_ip[web-b]}:80" "$(pod_ns plain-a)" "http://${pod_ip[web-b]}:80/" web-b
+has_ip "HTTP plain-b → web-a" plain-b web-a &&
+  http_step "HTTP plain-b → web-a ${pod_ip[web-a]}:80" "$(pod_ns plain-b)" "http://${pod_ip[web-a]}:80/" web-a
+
+# ---------------------------------------------------------------- hostPort
+section "hostPort 8080 fetched from outside the node"
+http_step "nodeB → http://192.0.2.1:8080 (nodeA) → web-a" "$(node_ns B)" http://192.0.2.1:8080/ web-a
+http_step "nodeA → http://192.0.2.2:8080 (nodeB) → web-b" "$(node_ns A)" http://192.0.2.2:8080/ web-b
+http_step "plain-b → http://192.0.2.1:8080 (nodeA) → web-a" "$(pod_ns plain-b)" http://192.0.2.1:8080/ web-a
+
+# ---------------------------------------------------------------- shaping
+section "shaping: iperf3 from plain-b on nodeB, 3 s per direction after 1 s of warm-up"
+mbits() { # mbits POD_IP [-R]: Mbit/s received in a TCP run from plain-b; else iperf3's error
+  local out
+  out=$(timeout 20 ip netns exec "$(pod_ns plain-b)" iperf3 -c "$1" -p 5201 -O 1 -t 3 -J "${@:2}" 2>&1)
+  node -e '
+let r;
+try { r = JSON.parse(process.argv[1]); } catch { r = { error: process.argv[1].trim() || "no output" }; }
+if (!r.end || !r.end.sum_received) { console.log(r.error || "no result"); process.exit(1); }
+console.log((r.end.sum_received.bits_per_second / 1e6).toFixed(1));
+' "$out"
+}
+measure() { # measure POD_IP [-R], retrying while the server starts
+  local i v
+  for i in 1 2 3 4 5 6 7 8 9 10; do
+    v=$(mbits "$@") && break
+    sleep 0.3
+  done
+  echo "$v"
+}
+# report LABEL MEASURED LO HI: MEASURED is a figure in Mbit/s or iperf3's error
+report() {
+  if [[ $2 =~ ^[0-9.]+$ ]] && node -e 'const [v, lo, hi] = process.argv.slice(1).map(Number); process.exit(v >= lo && v <= hi ? 0 : 1)' "$2" "$3" "$4"; then
+    ok "$1: $2 Mbit/s"
+  elif [[ $2 =~ ^[0-9.]+$ ]]; then
+    bad "$1: $2 Mbit/s, expected $3 to $4"
+  else
+    bad "$1: iperf3: $2"
+  fi
+}
+# A shaped pod measures a little under its rate (9.3 to 9.6 here); on a starved CPU the sender
+# misses some of the tbf's small bursts and it falls further (8.6 at a load of 28 on 2 cores),
+# hence the low bound. Above the rate means the shaping does not hold.
+if has_ip "iperf3 plain-b → web-a" plain-b web-a; then
+  report "into web-a (ingress-bandwidth 10M)" "$(measure "${pod_ip[web-a]}")" 7.5 10.5
+  report "out of web-a (egress-bandwidth 10M)" "$(measure "${pod_ip[web-a]}" -R)" 7.5 10.5
+fi
+if has_ip "iperf3 plain-b → plain-a" plain-b plain-a; then
+  report "into plain-a (unshaped)" "$(measure "${pod_ip[plain-a]}")" 100 1000000
+  report "out of plain-a (unshaped)" "$(measure "${pod_ip[plain-a]}" -R)" 100 1000000
 fi
 
-echo "== shaping: iperf3 from the node, 3 s each"
-for pod in "$shaped_ns" "$plain_ns"; do
-  ip netns exec "$pod" iperf3 -s -p 5201 >/dev/null 2>&1 &
-  pids+=($!)
-done
-mbits() { # mbits POD_IP [-R]: Mbit/s received in a 3 s TCP run from the node
-  local out
-  out=$(timeout 20 ip netns exec "$node_ns" iperf3 -c "$1" -p 5201 -t 3 -J "${@:2}" 2>/dev/null) || return 1
-  printf '%s' "$out" | node -e 'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () =>
-    console.log((JSON.parse(s).end.sum_received.bits_per_second / 1e6).toFixed(1)))'
-}
-measure() { # measure POD_IP [-R]: retries while the server starts
-  local i v
-  for i in 1 2 3 4 5 6 7 8 9 10; do v=$(mbits "$@") && { echo "$v"; return 0; }; sleep 0.3; done
-  return 1
-}
-in_shaped=$(measure "$shaped_ip"); out_shaped=$(measure "$shaped_ip" -R)
-in_plain=$(measure "$plain_ip"); out_plain=$(measure "$plain_ip" -R)
-within() { node -e 'const [v, lo, hi] = process.argv.slice(1).map(Number); process.exit(v >= lo && v <= hi ? 0 : 1)' "$@"; }
-report() { # report what VALUE LO HI
-  if [ -n "$2" ] && within "$2" "$3" "$4"; then ok "$1: $2 Mbit/s"; else bad "$1: ${2:-no measurement} Mbit/s (expected $3–$4)"; fi
-}
-report "into the shaped pod (ingress, 10M annotation)" "$in_shaped" 9 11
-report "out of the shaped pod (egress, 10M annotation)" "$out_shaped" 9 11
-report "into the unshaped pod" "$in_plain" 100 1000000
-report "out of the unshaped pod" "$out_plain" 100 1000000
-
-echo "== CHECK and DEL"
-step "CHECK $shaped_ns" cni check "$shaped_ns" "$work/k8s.conflist" --cap-args "$shaped_caps"
-step "CHECK $plain_ns" cni check "$plain_ns" "$work/k8s.conflist"
-step "DEL $shaped_ns" cni del "$shaped_ns" "$work/k8s.conflist" --cap-args "$shaped_caps"
-step "DEL $plain_ns" cni del "$plain_ns" "$work/k8s.conflist"
-for pod in "$shaped_ns" "$plain_ns"; do
-  step "DEL loopback in $pod" cni del "$pod" conf-examples/loopback.conflist --ifname lo
+# ---------------------------------------------------------------- CHECK
+section "cni-run check (the same capability args as ADD, as a runtime passes them)"
+for pod in "${pods[@]}"; do
+  n=${node_of[$pod]}
+  pod_opts "$pod"
+  t0=$(now_ms)
+  if out=$(cni "$n" check "$loopback_list" "$pod" --ifname lo 2>&1 && cni "$n" check "$network" "$pod" "${opts[@]}" 2>&1); then
+    ok "$pod on node$n: loopback and $network pass ($(secs $(($(now_ms) - t0))))"
+  else
+    bad "$pod on node$n"
+    show <<<"$out"
+  fi
 done
 
-echo "== what is left on the node"
-left_links=$(ip -n "$node_ns" -o link show | grep -E 'veth|bwp' || true)
-[ -z "$left_links" ] && ok "no pod veth, no ifb" || bad "links left: $left_links"
-left_rules=$( { ip netns exec "$node_ns" iptables-save -t nat 2>/dev/null | grep -E '^-A CNI-(DN|HOSTPORT-DNAT) |^-A CNI-[0-9a-f]{24}' ;
-  ip netns exec "$node_ns" nft list ruleset 2>/dev/null | grep -E 'demo-' ; } || true)
-[ -z "$left_rules" ] && ok "no per-pod hostPort or masquerade rules" || bad "rules left: $left_rules"
-left_ips=$(find "$work/ipam" -type f ! -name lock ! -name 'last_reserved_ip*' 2>/dev/null)
-[ -z "$left_ips" ] && ok "no allocated address" || bad "addresses left: $left_ips"
+# ---------------------------------------------------------------- DEL and GC
+stop_servers
+section "cni-run del, then gc"
+for pod in "${pods[@]}"; do
+  n=${node_of[$pod]}
+  pod_opts "$pod"
+  t0=$(now_ms)
+  # Both DELs run even if the first fails, as a runtime tears down every network of a sandbox.
+  out=$(cni "$n" del "$network" "$pod" "${opts[@]}" 2>&1) && s1=0 || s1=1
+  out+=$'\n'$(cni "$n" del "$loopback_list" "$pod" --ifname lo 2>&1) && s2=0 || s2=1
+  if [ $((s1 + s2)) -eq 0 ]; then
+    ok "$pod on node$n: $network and loopback deleted ($(secs $(($(now_ms) - t0))))"
+  else
+    bad "$pod on node$n"
+    show <<<"$out"
+  fi
+  ip netns del "$(pod_ns "$pod")" 2>/dev/null
+done
+for n in "${nodes[@]}"; do
+  t0=$(now_ms)
+  if out=$(cni "$n" gc "$network" 2>&1); then
+    ok "gc $network on node$n with no attachment valid ($(secs $(($(now_ms) - t0))))"
+  else
+    bad "gc $network on node$n"
+    show <<<"$out"
+  fi
+done
+
+# ---------------------------------------------------------------- leftovers
+section "what is left on each node"
+# expect_none LABEL WHAT_WAS_LOOKED_AT LEFTOVERS
+expect_none() {
+  if [ -z "$3" ]; then ok "$1: $2"; else
+    bad "$1: left behind:"
+    show <<<"$3"
+  fi
+}
+for n in "${nodes[@]}"; do
+  ns=$(node_ns "$n")
+  # The bridge and its gateway address stay after the last DEL, as with the Go plugins
+  # (kubelet never deletes cni0 either); the pods' host veths and ifbs must be gone.
+  links=$(ip -n "$ns" -o link show | awk -F': ' '{ sub(/@.*/, "", $2); print $2 }')
+  expect_none "node$n links" "$(echo $links): no pod veth, no bwp ifb (the bridge stays, as with the Go plugin)" "$(grep -vxE 'lo|underlay0|cni0' <<<"$links")"
+  addrs=$(ip -n "$ns" -o addr show | awk '$4 !~ /^fe80:/ { print $2, $4 }')
+  gw=$(node -e 'const [a, b, c] = process.argv[1].split("."); console.log(`${a}.${b}.${c}.1/24`)' "${pod_subnet[$n]}")
+  expect_none "node$n addresses" "underlay ${underlay_ip[$n]}/24, cni0 gateway $gw, loopback" \
+    "$(grep -vxE "lo (127\.0\.0\.1/8|::1/128)|underlay0 ${underlay_ip[$n]//./\\.}/24|cni0 ${gw//./\\.}" <<<"$addrs")"
+  # Per-pod netfilter objects: the bridge's masquerade chain CNI-<hash> and its POSTROUTING jump,
+  # portmap's CNI-DN-<hash> and its jumps from CNI-HOSTPORT-DNAT (iptables); nftables rules,
+  # which carry the container id in their comment. portmap's shared chains and their two
+  # marking rules stay, as with the Go plugin.
+  rules=$(
+    for t in nat filter mangle; do
+      ip netns exec "$ns" iptables-save -t "$t" 2>/dev/null
+      ip netns exec "$ns" ip6tables-save -t "$t" 2>/dev/null
+    done | grep -E "^:CNI-DN-|^:CNI-[0-9a-f]{24} |^-A CNI-|$prefix" | grep -vE "^-A CNI-HOSTPORT-(MASQ|SETMARK) "
+    # The nftables backends' tables (those iptables-nft keeps were read above as iptables).
+    ip netns exec "$ns" nft list tables 2>/dev/null | grep -vE '^table (ip|ip6) (nat|filter|mangle|raw|security)$' |
+      while read -r _ family table; do ip netns exec "$ns" nft list table "$family" "$table"; done | grep -F "$prefix"
+  )
+  expect_none "node$n netfilter" "no pod's masquerade or hostPort rule (the shared CNI-HOSTPORT-* chains stay, as with the Go plugin)" "$rules"
+  qdiscs=$(tc -n "$ns" qdisc show | grep -vE '^qdisc noqueue ')
+  expect_none "node$n qdiscs" "none but the default noqueue" "$qdiscs"
+  ipam=$(find "$work/node$n/ipam" -type f ! -name lock ! -name 'last_reserved_ip.*' 2>/dev/null)
+  expect_none "node$n host-local" "no address allocated in ${pod_subnet[$n]}" "$ipam"
+  cache=$(find "$work/node$n/cache" -type f 2>/dev/null)
+  expect_none "node$n result cache" "empty" "$cache"
+done
+
+section "teardown"
+tmp=$work
+cleanup
+expect_none "namespaces" "the nodes' and pods' are deleted" "$(ip netns list | grep -F "$prefix-")"
+expect_none "temp dir" "$tmp removed" "$(ls -d "$tmp" 2>/dev/null)"
 
 echo
-if [ "$failed" -eq 0 ]; then echo "demo: every step passed"; else echo "demo: some steps failed"; fi
+if [ "$failed" -eq 0 ]; then echo "demo: every step passed"; else echo "demo: some steps failed (✗ above)"; fi
 exit "$failed"
