@@ -1,4 +1,5 @@
-// Runs cases against a plugin directory, a batch at a time in a fresh node netns and pod netns:
+// Runs cases against a plugin directory, a batch at a time in a fresh node netns and pod netns
+// (for a chained plugin, with what the plugin before it leaves: the target's `prepare`):
 // a positive control (ADD, CHECK, DEL of a valid config must succeed), a snapshot, the cases,
 // and a second snapshot. When a batch changed something, its cases are run again one by one,
 // each between two snapshots, to find which one did.
@@ -62,7 +63,9 @@ async function exec(target: readonly [string, string], node: string, vars: Recor
 
 /** The valid ADD, CHECK, DEL; returns the ADD result for CHECK cases, or throws. */
 async function positiveControl(t: Target, e: Env, pluginDir: string): Promise<RunCtx> {
-  const ctx0: RunCtx = { dataDir: e.dataDir, name: 'bi', podPath: `/run/netns/${e.pod}`, prevResult: undefined, pluginDir };
+  const podPath = `/run/netns/${e.pod}`;
+  const chain = await t.prepare?.({ node: e.node, pod: e.pod, podPath });
+  const ctx0: RunCtx = { dataDir: e.dataDir, name: 'bi', podPath, prevResult: undefined, pluginDir, chain };
   const vars = (verb: string) => ({ CNI_COMMAND: verb, CNI_CONTAINERID: 'bi-ctr', CNI_NETNS: ctx0.podPath, CNI_IFNAME: 'eth0', CNI_PATH: pluginDir });
   const add = await exec([ctx0.pluginDir, t.plugin], e.node, vars('ADD'), JSON.stringify(validConfig(t, 'ADD', ctx0)));
   if (add.code !== 0) throw new Error(`positive control: ${t.plugin} ADD of a valid config failed: ${add.stdout}${add.stderr}`);
