@@ -73,7 +73,16 @@ interface Exec {
 
 const runtimeConf = (pod: Pod) => ({ containerId: pod.id, netns: pod.netns, ifname: 'eth0', capabilityArgs: pod.caps });
 
-function exec(type: string, verb: Verb | 'GC', pod: Pod | undefined, conf: object, killAfterMs?: number): Promise<Exec> {
+/** One plugin run: `pod` is absent for GC; `killAfterMs` sends it SIGKILL that long after it started. */
+interface Call {
+  readonly type: string;
+  readonly verb: Verb | 'GC';
+  readonly pod?: Pod;
+  readonly conf: object;
+  readonly killAfterMs?: number | undefined;
+}
+
+function exec({ type, verb, pod, conf, killAfterMs }: Call): Promise<Exec> {
   const env: Record<string, string> = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', CNI_COMMAND: verb, CNI_PATH: o.pluginDir };
   if (pod) Object.assign(env, { CNI_CONTAINERID: pod.id, CNI_NETNS: pod.netns, CNI_IFNAME: 'eth0' });
   return new Promise((done) => {
@@ -102,7 +111,7 @@ async function chain(verb: Verb, pod: Pod, kill?: Kill): Promise<Outcome> {
   for (const [i, p] of plugins.entries()) {
     const type = String(p['type']);
     const conf = buildPluginConfig(LIST, p, { prevResult: prev, capabilityArgs: pod.caps });
-    const r = await exec(type, verb, pod, conf, kill?.index === i ? kill.afterMs : undefined);
+    const r = await exec({ type, verb, pod, conf, killAfterMs: kill?.index === i ? kill.afterMs : undefined });
     if (r.signal === 'SIGKILL') return { ok: false, killed: type };
     if (r.code !== 0) {
       let code = 'no JSON error';
@@ -190,7 +199,7 @@ async function worker(w: number, until: number): Promise<void> {
 async function gcAll(): Promise<void> {
   for (const p of LIST.plugins) {
     const conf = { ...buildPluginConfig(LIST, p, { validAttachments: [] }), cniVersion: '1.1.0' };
-    const r = await exec(String(p['type']), 'GC', undefined, conf);
+    const r = await exec({ type: String(p['type']), verb: 'GC', conf });
     if (r.code !== 0) bump(failures, `GC ${String(p['type'])}: ${r.stdout.replace(/\s+/g, ' ').slice(0, 160)}`);
   }
 }
