@@ -183,6 +183,18 @@ t.test('a bad config is code 7 naming the field, and changes nothing', { skip: n
       'conditionsV4',
     ],
     [
+      'condition of 1 MiB',
+      { backend: 'nftables', conditionsV4: ['a'.repeat(1 << 20)], runtimeConfig: { portMappings: [ok] } },
+      'invalid condition: longer than 4096 characters (1048576)',
+      'conditionsV4[0]',
+    ],
+    [
+      'externalSetMarkChain read as an option',
+      { externalSetMarkChain: '-j', runtimeConfig: { portMappings: [ok] } },
+      'invalid externalSetMarkChain "-j"',
+      'externalSetMarkChain',
+    ],
+    [
       'iptables options for nftables',
       { backend: 'nftables', externalSetMarkChain: 'KUBE-MARK-MASQ', runtimeConfig: { portMappings: [ok] } },
       'nftables backend was requested but configuration contains iptables-specific options [externalSetMarkChain]',
@@ -209,13 +221,21 @@ t.test('a bad config is code 7 naming the field, and changes nothing', { skip: n
     { command: 'ADD', containerId: 'noprev', netns: '/run/netns/nowhere', ifname: 'eth0', nodeNetns: node.name },
     { ...base, prevResult: undefined, runtimeConfig: { portMappings: [ok] } },
   );
-  t.equal(noPrev.json?.msg, 'must be called as chained plugin', 'ADD without prevResult: the reference error');
+  t.same(
+    [noPrev.code, noPrev.json?.code, noPrev.json?.msg],
+    [1, 7, 'must be called as chained plugin'],
+    'ADD without prevResult: the reference message, code 7',
+  );
   const noPrevCheck = await execPlugin(
     'portmap',
     { command: 'CHECK', containerId: 'noprev', netns: '/run/netns/nowhere', ifname: 'eth0', nodeNetns: node.name },
     { ...base, prevResult: undefined },
   );
-  t.equal(noPrevCheck.json?.msg, 'Required prevResult missing', 'CHECK without prevResult: the reference error');
+  t.same(
+    [noPrevCheck.code, noPrevCheck.json?.code, noPrevCheck.json?.msg],
+    [1, 7, 'Required prevResult missing'],
+    'CHECK without prevResult: the reference message, code 7',
+  );
 });
 
 for (const backend of BACKENDS) {

@@ -1,6 +1,7 @@
 // The malformed invocations, derived from the targets' schemas. Every case is enumerated in a
 // fixed order; the seed shuffles them and chooses the random parts (truncation points, garbage
 // bytes), so `--seed S --id ID` rebuilds exactly one case.
+import { resultSchema } from '../../lib/cni-spec/result-schema.ts';
 import { Rng } from './rng.ts';
 import { formatPath, schemaFields, setPath, wrongValues, type Path } from './schema-fields.ts';
 import { allSchemas, type Ctx, type Target } from './targets.ts';
@@ -93,9 +94,11 @@ function parsePath(s: string): Path {
 function valueCases(t: Target): Case[] {
   const out: Case[] = [];
   const label = (v: unknown) => (typeof v === 'string' && v.length > 64 ? `<${v.length} bytes>` : JSON.stringify(v));
-  for (const [at, values] of [...Object.entries(t.badStrings ?? {}), ...Object.entries(t.badNumbers ?? {})]) {
-    for (const v of values as readonly unknown[]) {
-      out.push(mk({ t, verb: 'ADD', cls: 'invalid value', detail: `${at}=${label(v)}` }, code(7), { stdin: withField(t, 'ADD', parsePath(at), v) }));
+  for (const verb of t.valueVerbs ?? ['ADD']) {
+    for (const [at, values] of [...Object.entries(t.badStrings ?? {}), ...Object.entries(t.badNumbers ?? {})]) {
+      for (const v of values as readonly unknown[]) {
+        out.push(mk({ t, verb, cls: 'invalid value', detail: `${at}=${label(v)}` }, code(7), { stdin: withField(t, verb, parsePath(at), v) }));
+      }
     }
   }
   return out;
@@ -213,6 +216,42 @@ function prevResultCases(t: Target): Case[] {
   for (const verb of VERBS) {
     for (const [name, prev, expect] of bad) {
       out.push(mk({ t, verb, cls: 'malformed prevResult', detail: name }, expect, { stdin: (c) => JSON.stringify({ ...t.base(c), prevResult: prev }) }));
+    }
+  }
+  return t.prepare ? [...out, ...chainedPrevCases(t)] : out;
+}
+
+/**
+ * A chained plugin's prevResult is its main input: each field of the result schema with every
+ * wrong JSON type; none at all (ADD and CHECK need one, DEL must succeed without); and the
+ * target's own well-formed but wrong ones.
+ */
+function chainedPrevCases(t: Target): Case[] {
+  const out: Case[] = [];
+  const seen = new Set<string>();
+  for (const f of schemaFields(resultSchema('100'))) {
+    const path: Path = ['prevResult', ...f.path];
+    const at = formatPath(path);
+    if (seen.has(at)) continue;
+    seen.add(at);
+    for (const [kind, value] of wrongValues(f.kind)) {
+      for (const verb of VERBS)
+        out.push(mk({ t, verb, cls: 'prevResult wrong JSON type', detail: `${at}=${kind}` }, code(7), { stdin: withField(t, verb, path, value) }));
+    }
+  }
+  const without = (verb: Verb) => (c: RunCtx) => {
+    const { prevResult: _drop, ...rest } = validConfig(t, verb, c);
+    return JSON.stringify(rest);
+  };
+  for (const verb of VERBS) out.push(mk({ t, verb, cls: 'no prevResult', detail: 'absent' }, verb === 'DEL' ? ok : code(7), { stdin: without(verb) }));
+  for (const p of t.prevCases ?? []) {
+    for (const verb of VERBS) {
+      const codes = p.codes[verb];
+      out.push(
+        mk({ t, verb, cls: 'wrong prevResult', detail: p.name }, codes ? code(...codes) : ok, {
+          stdin: (c) => JSON.stringify({ ...t.base(c), prevResult: p.prev(c.chain ?? {}) }),
+        }),
+      );
     }
   }
   return out;

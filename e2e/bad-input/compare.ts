@@ -7,6 +7,8 @@ import type { Outcome } from './runner.ts';
 interface Run {
   seed: number;
   pluginDir: string;
+  /** plugins whose CHECK of a valid config failed (a --lenient-check run) */
+  controlNotes?: Record<string, string>;
   outcomes: Outcome[];
 }
 
@@ -66,10 +68,25 @@ for (const [key, r] of [...rows].sort()) {
     .join('; ');
   lines.push(`| ${key} | ${r.total} | ${r.otherFails} | ${kinds} | \`${(r.example ?? '').slice(0, 60).replace(/\|/g, '\\|')}\` |`);
 }
+// Per plugin, over all classes.
+lines.push('', '| plugin | cases | other fails, ours passes | other passes, ours fails |', '|---|---:|---:|---:|');
+const plugins = [...new Set(other.outcomes.map((o) => o.plugin))].sort();
+for (const p of plugins) {
+  const mineOf = other.outcomes.filter((o) => o.plugin === p).map((o) => [o, mine.get(o.id)] as const);
+  const otherOnly = mineOf.filter(([o, m]) => !o.ok && m?.ok).length;
+  const oursOnly = mineOf.filter(([o, m]) => o.ok && m && !m.ok).length;
+  lines.push(`| ${p} | ${mineOf.length} | ${otherOnly} | ${oursOnly} |`);
+}
 const otherTotal = other.outcomes.filter((o) => !o.ok).length;
 const oursTotal = ours.outcomes.filter((o) => !o.ok).length;
 lines.push(
   '',
   `Totals: other ${other.outcomes.length - otherTotal} passed, ${otherTotal} failed; ours ${ours.outcomes.length - oursTotal} passed, ${oursTotal} failed.`,
 );
+for (const [plugin, note] of Object.entries(other.controlNotes ?? {})) {
+  lines.push(
+    '',
+    `Note, ${plugin}: the other's CHECK of a valid config failed, so its cases ran with --lenient-check: ${note.replace(/\s+/g, ' ').slice(0, 300)}`,
+  );
+}
 console.log(lines.join('\n'));

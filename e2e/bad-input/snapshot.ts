@@ -1,7 +1,8 @@
-// Everything a plugin run could change, read back with the system tools: links, addresses,
-// routes and qdiscs in node and pod, nft and iptables in the node, and every file (name and
-// content) under the batch's IPAM dataDir. Volatile parts (counters, carrier, DAD flags,
-// link-local addresses the kernel adds by itself) are left out.
+// Everything a plugin run could change, read back with the system tools: links (ifbs included),
+// addresses, routes, qdiscs with their options and the filters of ingress qdiscs in node and
+// pod, nft and iptables in the node, route_localnet of the node's interfaces (portmap's sysctl),
+// and every file (name and content) under the batch's IPAM dataDir. Volatile parts (counters,
+// carrier, DAD flags, link-local addresses the kernel adds by itself) are left out.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { nsExec } from '../helpers/sh.ts';
@@ -27,7 +28,10 @@ async function ipState(ns: string): Promise<string[]> {
     }
   };
   const out: string[] = [];
-  for (const l of parse(links)) out.push(`link ${l.ifname} ${l.linkinfo?.info_kind ?? ''} master=${l.master ?? ''} mtu=${l.mtu}`);
+  for (const l of parse(links)) {
+    const up = (l.flags ?? []).includes('UP') ? ' up' : '';
+    out.push(`link ${l.ifname} ${l.linkinfo?.info_kind ?? ''} master=${l.master ?? ''} mtu=${l.mtu}${up}`);
+  }
   for (const a of parse(addrs)) {
     for (const i of a.addr_info ?? []) if (i.scope !== 'link') out.push(`addr ${a.ifname} ${i.local}/${i.prefixlen}`);
   }
@@ -35,8 +39,29 @@ async function ipState(ns: string): Promise<string[]> {
     if (r.table === 'local' || /^(fe80|ff00)/.test(String(r.dst)) || r.type === 'multicast') continue;
     out.push(`route ${r.table ?? 'main'} ${r.dst} via=${r.gateway ?? ''} dev=${r.dev ?? ''}`);
   }
-  for (const q of parse(qd)) if (q.kind !== 'noqueue') out.push(`qdisc ${q.dev} ${q.kind} ${q.handle} ${q.parent ?? q.root ?? ''}`);
+  for (const q of parse(qd)) {
+    if (q.kind !== 'noqueue') out.push(`qdisc ${q.dev} ${q.kind} ${q.handle} ${q.parent ?? q.root ?? ''} ${JSON.stringify(q.options ?? {})}`);
+  }
+  // What an ingress qdisc does is in its filters (bandwidth's redirect to the ifb).
+  const ingress = parse(qd).filter((q) => q.kind === 'ingress');
+  const filters = await Promise.all(ingress.map((q) => tool(ns, 'tc', ['-j', 'filter', 'show', 'dev', String(q.dev), 'ingress'])));
+  ingress.forEach((q, i) => {
+    for (const f of parse(filters[i] ?? '')) {
+      const actions = (f.options?.actions ?? []).map((a: any) => `${a.kind}:${a.mirred_action ?? ''}:${a.direction ?? ''}:${a.to_dev ?? ''}`);
+      out.push(`filter ${q.dev} ${f.kind} pref=${f.pref} ${f.options?.fh ?? ''} ${actions.join(',')}`);
+    }
+  });
   return out.sort();
+}
+
+/** net.ipv4.conf.<if>.route_localnet of every interface in `ns` (read from inside it). */
+async function routeLocalnet(ns: string): Promise<string[]> {
+  const r = await nsExec(ns, 'grep', ['-r', '--include=route_localnet', '', '/proc/sys/net/ipv4/conf']);
+  return r.stdout
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => `sysctl ${l.replace('/proc/sys/net/ipv4/conf/', '')}`)
+    .sort();
 }
 
 function files(dir: string): string[] {
@@ -63,9 +88,11 @@ function files(dir: string): string[] {
 
 export async function snapshot(node: string, pod: string, dataDir: string): Promise<string[]> {
   const counters = /\[\d+:\d+\]/g;
-  const [n, p, nft, ipt, ip6t] = await Promise.all([
+  const nftCounters = /counter packets \d+ bytes \d+/g;
+  const [n, p, sysctls, nft, ipt, ip6t] = await Promise.all([
     ipState(node),
     ipState(pod),
+    routeLocalnet(node),
     tool(node, 'nft', ['list', 'ruleset']),
     tool(node, 'iptables-save', []),
     tool(node, 'ip6tables-save', []),
@@ -74,10 +101,11 @@ export async function snapshot(node: string, pod: string, dataDir: string): Prom
     s
       .split('\n')
       .filter((l) => l.trim() !== '' && !l.startsWith('#'))
-      .map((l) => `${tag} ${l.replace(counters, '')}`);
+      .map((l) => `${tag} ${l.replace(counters, '').replace(nftCounters, 'counter')}`);
   return [
     ...n.map((l) => `node ${l}`),
     ...p.map((l) => `pod ${l}`),
+    ...sysctls.map((l) => `node ${l}`),
     ...rules('nft', nft),
     ...rules('iptables', ipt),
     ...rules('ip6tables', ip6t),

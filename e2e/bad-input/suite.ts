@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { selectCases, type Case } from './cases.ts';
-import { runBatch, type Outcome } from './runner.ts';
+import { runBatch, type Impl, type Outcome } from './runner.ts';
 import { TARGETS } from './targets.ts';
 
 export interface SuiteOptions {
@@ -14,6 +14,9 @@ export interface SuiteOptions {
   readonly jobs?: number;
   readonly batchSize?: number;
   readonly onFail?: (o: Outcome) => void;
+  /** see Impl.lenientCheck */
+  readonly lenientCheck?: boolean;
+  readonly onControlNote?: Impl['onControlNote'];
 }
 
 export async function runSuite(o: SuiteOptions): Promise<Outcome[]> {
@@ -33,7 +36,11 @@ export async function runSuite(o: SuiteOptions): Promise<Outcome[]> {
       const b = batches[next++] as (typeof batches)[number];
       let res: Outcome[];
       try {
-        res = await runBatch(b.t, b.cases, o.pluginDir);
+        res = await runBatch(b.t, b.cases, {
+          pluginDir: o.pluginDir,
+          ...(o.lenientCheck !== undefined && { lenientCheck: o.lenientCheck }),
+          ...(o.onControlNote && { onControlNote: o.onControlNote }),
+        });
       } catch (err) {
         res = b.cases.map((c) => ({
           id: c.id,

@@ -1,17 +1,32 @@
 // The plugins the bad-input generator knows: one entry each. Fields come from each plugin's own
 // schema (exported by its conf module), so a new field is covered without a new case; adding a
-// plugin (portmap, bandwidth) is one more entry here.
+// plugin is one more entry here. Chained plugins (portmap, bandwidth) have a `prepare` that
+// builds what the plugin before them leaves, so their valid config succeeds.
 import type * as z from 'zod/mini';
 import { commonConfSchema } from '../../lib/cni-spec/common-conf.ts';
 import { hostLocalSchema } from '../../lib/ipam/host-local-schema.ts';
 import { staticConfSchema } from '../../lib/ipam/static-conf.ts';
+import { bandwidthConfSchema } from '../../plugins/bandwidth/conf.ts';
 import { bridgeConfSchema } from '../../plugins/bridge/conf.ts';
+import { portmapConfSchema } from '../../plugins/portmap/conf.ts';
+import { CHAIN, prepareBridgeLike, type ChainWorld } from './chain-prep.ts';
 
 export interface Ctx {
   /** host-local's dataDir for this batch */
   readonly dataDir: string;
   /** the network name */
   readonly name: string;
+  /** chained targets: the result `prepare` returned, i.e. the prevResult of their ADD */
+  readonly chain?: Record<string, unknown> | undefined;
+}
+
+/** A prevResult a chained plugin must answer with one of `codes`, or accept (`codes` absent) without changing anything. */
+export interface PrevCase {
+  readonly name: string;
+  /** from the result `prepare` returned */
+  readonly prev: (chain: Record<string, unknown>) => unknown;
+  /** per verb; a verb left out expects success */
+  readonly codes: Partial<Record<'ADD' | 'DEL' | 'CHECK', readonly number[]>>;
 }
 
 export interface Target {
@@ -30,12 +45,31 @@ export interface Target {
   readonly badStrings?: Readonly<Record<string, readonly string[]>>;
   /** numbers out of range, refused with code 7 */
   readonly badNumbers?: Readonly<Record<string, readonly number[]>>;
+  /** the verbs that validate the values above (default: ADD) */
+  readonly valueVerbs?: readonly ('ADD' | 'DEL' | 'CHECK')[];
+  /**
+   * Chained plugins: builds, in the batch's fresh node and pod, what the previous plugin leaves
+   * and returns its result. Cases then also cover prevResult: each of its fields with every
+   * wrong JSON type (from the result schema), and none at all.
+   */
+  readonly prepare?: (w: ChainWorld) => Promise<Record<string, unknown>>;
+  /** prevResults that are well-formed JSON but wrong for this plugin */
+  readonly prevCases?: readonly PrevCase[];
 }
 
 const HUGE = 'a'.repeat(1 << 20);
 const IFNAMES = ['', 'a\u0000b', 'a/b', 'a:b', 'a b', 'a\tb', '.', '..', 'abcdefghijklmnop', 'br\u00e0', HUGE];
 const IPS = ['1.2.3', '10.0.0.256', '::g', 'x', '10.0.0.1\u0000', HUGE];
 const CIDRS = ['', '10.0.0.0/33', '10.0.0.0', 'fd00::/129', 'x/24', '10.0.0.0/24\u0000', HUGE];
+const PORTS = [0, -1, 65536, 2 ** 31, 2 ** 64];
+// bits/s: negative, fractional, under a byte, beyond what a bucket of at most 4 GiB can hold for
+// 1 µs (2^63), past uint64 (the reference decodes into it), past any float's integer
+const RATES = [-1, 1.5, 7, 2 ** 63, 2 ** 64, 2 ** 70, 1e300];
+const BURSTS = [-1, 0.5, 7, 2 ** 35, 2 ** 64, 1e300];
+const ALL_VERBS = ['ADD', 'DEL', 'CHECK'] as const;
+
+type Iface = { name?: string; sandbox?: string };
+const interfacesOf = (chain: Record<string, unknown>) => (chain['interfaces'] ?? []) as Iface[];
 
 export const TARGETS: readonly Target[] = [
   {
@@ -104,6 +138,87 @@ export const TARGETS: readonly Target[] = [
       'ipam.routes[0].dst': CIDRS,
       'runtimeConfig.ips[0]': CIDRS,
     },
+  },
+  {
+    plugin: 'portmap',
+    schemas: () => [portmapConfSchema()],
+    base: (c) => ({
+      cniVersion: '1.0.0',
+      name: c.name,
+      type: 'portmap',
+      capabilities: { portMappings: true },
+      snat: true,
+      runtimeConfig: {
+        portMappings: [
+          { hostPort: 8080, containerPort: 80, protocol: 'tcp' },
+          { hostPort: 8053, containerPort: 53, protocol: 'udp' },
+        ],
+      },
+      prevResult: c.chain,
+    }),
+    usesNetns: false,
+    readsCniArgs: false,
+    delReadsConfig: true,
+    valueVerbs: ALL_VERBS,
+    badNumbers: {
+      'runtimeConfig.portMappings[0].hostPort': PORTS,
+      'runtimeConfig.portMappings[0].containerPort': PORTS,
+      markMasqBit: [-1, 32, 2 ** 31],
+    },
+    badStrings: {
+      'runtimeConfig.portMappings[0].protocol': ['', 'icmp', 'tcp\u0000', 'tcp udp', HUGE],
+      'runtimeConfig.portMappings[0].hostIP': IPS,
+      backend: ['', 'ebpf', HUGE],
+      externalSetMarkChain: ['', 'a b', 'a;b', '-j', 'x'.repeat(29), HUGE],
+      'conditionsV4[0]': ['-m "x', 'a;b', '$(reboot)', '\n', '-s 10.0.0.0/8 `x`', HUGE],
+      'conditionsV6[0]': ['a;b', '\u0000'],
+    },
+    prepare: prepareBridgeLike,
+    prevCases: [
+      // nothing to forward to: the reference prints prevResult and touches no rule
+      { name: 'no ips', prev: (chain) => ({ ...chain, ips: [] }), codes: {} },
+      { name: 'ips only on the host side', prev: (chain) => ({ ...chain, ips: [{ interface: 1, address: CHAIN.v4.addr }] }), codes: {} },
+    ],
+  },
+  {
+    plugin: 'bandwidth',
+    schemas: () => [bandwidthConfSchema()],
+    base: (c) => ({
+      cniVersion: '1.0.0',
+      name: c.name,
+      type: 'bandwidth',
+      capabilities: { bandwidth: true },
+      runtimeConfig: { bandwidth: { ingressRate: 1_000_000, ingressBurst: 80_000, egressRate: 1_000_000, egressBurst: 80_000 } },
+      prevResult: c.chain,
+    }),
+    usesNetns: true,
+    readsCniArgs: false,
+    delReadsConfig: true,
+    valueVerbs: ALL_VERBS,
+    badNumbers: {
+      'runtimeConfig.bandwidth.ingressRate': RATES,
+      'runtimeConfig.bandwidth.ingressBurst': BURSTS,
+      'runtimeConfig.bandwidth.egressRate': RATES,
+      'runtimeConfig.bandwidth.egressBurst': BURSTS,
+      // a top-level key wins over runtimeConfig: alone, it is a rate without a burst or the reverse
+      ingressRate: [-1, 2 ** 64],
+      egressBurst: [-1, 2 ** 64],
+    },
+    prepare: prepareBridgeLike,
+    // the host veth is found through prevResult (the reference's getHostInterface); DEL needs none
+    prevCases: [
+      { name: 'no interfaces', prev: (chain) => ({ ...chain, interfaces: [] }), codes: { ADD: [7], CHECK: [7] } },
+      {
+        name: 'host veth not listed',
+        prev: (chain) => ({ ...chain, interfaces: interfacesOf(chain).filter((i) => i.name !== CHAIN.hostVeth) }),
+        codes: { ADD: [7], CHECK: [7] },
+      },
+      {
+        name: 'host veth listed in a sandbox',
+        prev: (chain) => ({ ...chain, interfaces: interfacesOf(chain).map((i) => (i.name === CHAIN.hostVeth ? { ...i, sandbox: '/run/netns/x' } : i)) }),
+        codes: { ADD: [7], CHECK: [7] },
+      },
+    ],
   },
 ];
 

@@ -9,7 +9,7 @@ import { loadConf } from './conf.ts';
 const base = { cniVersion: '1.0.0', name: 'net1', type: 'bandwidth' };
 const load = (extra: object) => loadConf(makeRequest({ ...base, ...extra }));
 
-function refused(t: Test, extra: object, msg: string, field: string) {
+function refused(t: Test, extra: object, msg: string | RegExp, field: string) {
   try {
     load(extra);
     t.fail(`accepted ${JSON.stringify(extra)}`);
@@ -37,6 +37,29 @@ t.test("the reference's validation messages, code 7, naming the field", async (t
   refused(t, { egressRate: 800, egressBurst: 4 }, 'burst must be at least 8 bits', 'egressBurst');
   // 4 GiB − 8 bits is still allowed: burst/8 = 2^32 − 2
   t.ok(load({ egressRate: 1000, egressBurst: 34359738352 }).egress);
+});
+
+t.test('values the kernel cannot take are code 7 naming the field (found by the bad-input generator)', async (t) => {
+  // Go decodes into uint64: 2^64 and above do not fit. Ours crashed in the tc encoder (999).
+  refused(t, { ingressRate: 2 ** 64, ingressBurst: 800 }, 'ingressRate must be less than 2^64 (got 18446744073709552000)', 'ingressRate');
+  refused(
+    t,
+    { runtimeConfig: { bandwidth: { egressRate: 1e300, egressBurst: 800 } } },
+    /^egressRate must be less than 2\^64/,
+    'runtimeConfig.bandwidth.egressRate',
+  );
+  refused(t, { egressRate: 800, egressBurst: 2 ** 70 }, /^egressBurst must be less than 2\^64/, 'egressBurst');
+  // A bucket that drains in under 1 µs is 0 µs for tbf: the kernel answered EINVAL after the ifb was made.
+  const maxBurst = 34359738352; // bits: 2^32 − 2 bytes, the largest burst allowed
+  const maxRate = (2 ** 32 - 2) * 8 * 1e6; // bits/s: that bucket drains in exactly 1 µs
+  t.ok(load({ ingressRate: maxRate, ingressBurst: maxBurst }).ingress, 'a bucket of exactly 1 µs is taken');
+  refused(t, { ingressRate: maxRate + 8, ingressBurst: maxBurst }, /^burst is too small for the rate: at 34359738352000008 bits\/s/, 'ingressBurst');
+  refused(t, { egressRate: 2 ** 63, egressBurst: 80000 }, /^burst is too small for the rate/, 'egressBurst');
+  refused(t, { ingressRate: 10e9, ingressBurst: 8000 }, /^burst is too small for the rate: .*\(10000 bits\)$/, 'ingressBurst');
+  // a runtime sentinel's bucket is sized from the rate, up to 2^32 − 2 bytes: past that the rate is at fault
+  const sentinel = (rate: number) => ({ runtimeConfig: { bandwidth: { ingressRate: rate, ingressBurst: 4294967295 } } });
+  t.same(load(sentinel(maxRate)).ingress, { rateBytes: BigInt(maxRate / 8), burst: 'from-rate' });
+  refused(t, sentinel(2 ** 63), /^rate is too high for tbf/, 'runtimeConfig.bandwidth.ingressRate');
 });
 
 t.test('static keys win over runtimeConfig, even when invalid (reference test)', async (t) => {

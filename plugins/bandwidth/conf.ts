@@ -43,6 +43,11 @@ function buildSchema() {
 }
 
 let schema: ReturnType<typeof buildSchema> | undefined;
+
+/** bandwidth's own fields (the shared ones are checked by the dispatcher); the bad-input generator derives its cases from it. */
+export function bandwidthConfSchema(): ReturnType<typeof buildSchema> {
+  return (schema ??= buildSchema());
+}
 type Entry = { [K in (typeof KEYS)[number]]?: number | undefined };
 
 interface Problem {
@@ -51,6 +56,13 @@ interface Problem {
 }
 
 const MAX_BURST_BYTES = 2 ** 32 - 1;
+/** The reference decodes rates and bursts into uint64: from 2^64 on they do not fit. */
+const UINT64_LIMIT = 2 ** 64;
+/** The bucket a runtime sentinel gets is at least 10 ms of traffic, at most the 32-bit TCA_TBF_BURST (burst-plan.ts). */
+const fromRateBucketFloor = (rateBytes: bigint): bigint => {
+  const tenMs = (rateBytes + 99n) / 100n;
+  return tenMs < 0xfffffffen ? tenMs : 0xfffffffen;
+};
 
 /** validateRateAndBurst of the reference, naming the field at fault. */
 function validateDirection(prefix: string, dir: 'ingress' | 'egress', rate: number, burst: number): Problem | undefined {
@@ -63,13 +75,30 @@ function validateDirection(prefix: string, dir: 'ingress' | 'egress', rate: numb
   return undefined;
 }
 
+/**
+ * tbf keeps its bucket as a time at the rate, in whole microseconds before it becomes psched
+ * ticks (the reference's buffer()): a bucket that drains in under 1 µs is 0, and the kernel
+ * refuses the qdisc (EINVAL) after the ifb was made. Reachable only with absurd rates (more
+ * than 10^6 times the burst, e.g. 2^63 bits/s): refused here, naming the field at fault.
+ */
+function checkBucketTime(prefix: string, dir: 'ingress' | 'egress', rateBytes: bigint, burst: number | 'from-rate'): Problem | undefined {
+  const bucket = burst === 'from-rate' ? fromRateBucketFloor(rateBytes) : BigInt(burst);
+  if (bucket * 1_000_000n >= rateBytes) return undefined;
+  const need = `at ${rateBytes * 8n} bits/s the bucket must hold at least 1 µs of traffic (${((rateBytes + 999_999n) / 1_000_000n) * 8n} bits)`;
+  return burst === 'from-rate'
+    ? { field: `${prefix}${dir}Rate`, msg: `rate is too high for tbf: ${need}` }
+    : { field: `${prefix}${dir}Burst`, msg: `burst is too small for the rate: ${need}` };
+}
+
 function checkNumber(prefix: string, key: string, v: number | undefined): Problem | undefined {
-  if (v === undefined || (Number.isInteger(v) && v >= 0)) return undefined;
-  return { field: `${prefix}${key}`, msg: `${key} must be a non-negative integer (got ${v})` };
+  if (v === undefined) return undefined;
+  if (!Number.isInteger(v) || v < 0) return { field: `${prefix}${key}`, msg: `${key} must be a non-negative integer (got ${v})` };
+  if (v >= UINT64_LIMIT) return { field: `${prefix}${key}`, msg: `${key} must be less than 2^64 (got ${v})` };
+  return undefined;
 }
 
 export function loadConf(req: CniRequest): BandwidthConf {
-  const raw = parseWithSchema((schema ??= buildSchema()), req.config);
+  const raw = parseWithSchema(bandwidthConfSchema(), req.config);
   const isStatic = KEYS.some((k) => raw[k] !== undefined);
   const runtime = raw.runtimeConfig?.bandwidth;
   const entry: Entry | undefined = isStatic ? raw : runtime;
@@ -91,8 +120,12 @@ export function loadConf(req: CniRequest): BandwidthConf {
     if (sentinels && RUNTIME_BURST_SENTINELS.includes(burst)) burst = rate === 0 ? 0 : 'from-rate';
     const p = validateDirection(prefix, dir, rate, burst === 'from-rate' ? 8 : burst);
     if (p) problems.push(p);
-    else if (rate > 0)
-      out[dir] = Object.freeze({ rateBytes: BigInt(Math.trunc(rate)) / 8n, burst: burst === 'from-rate' ? burst : Math.floor(Number(burst) / 8) });
+    else if (rate > 0) {
+      const shaping: Shaping = { rateBytes: BigInt(rate) / 8n, burst: burst === 'from-rate' ? burst : Math.floor(burst / 8) };
+      const tooShort = checkBucketTime(prefix, dir, shaping.rateBytes, shaping.burst);
+      if (tooShort) problems.push(tooShort);
+      else out[dir] = Object.freeze(shaping);
+    }
   }
   if (problems.length > 0) {
     throw new CniError(ErrorCode.InvalidNetworkConfig, problems[0]?.msg ?? 'invalid network config', problems.map((p) => `${p.field}: ${p.msg}`).join('; '));

@@ -1,6 +1,6 @@
 // ADD (reference: cmdAdd in https://github.com/containernetworking/plugins/blob/v1.9.0/plugins/meta/portmap/main.go): rules for every mapping, then the UDP conntrack flush and
 // route_localnet; prevResult passes through. No mappings: no netfilter work at all.
-import { UndoStack, type CniRequest, type Result } from '../../lib/cni-spec/index.ts';
+import { CniError, ErrorCode, UndoStack, type CniRequest, type Result } from '../../lib/cni-spec/index.ts';
 import { setupPortmap, teardownPortmap } from '../../lib/linux/index.ts';
 import { loadConf } from './conf.ts';
 import { enableRouteLocalnet, flushStaleUdp } from './side-effects.ts';
@@ -10,7 +10,8 @@ const log = (line: string): void => void process.stderr.write(`${line}\n`);
 export async function cmdAdd(req: CniRequest): Promise<Result> {
   const conf = loadConf(req);
   const prev = req.prevResult;
-  if (prev === undefined) throw new Error('must be called as chained plugin');
+  // The reference's message; its code is 999 (a plain error), ours 7: the config lacks a field (docs/divergences.md).
+  if (prev === undefined) throw new CniError(ErrorCode.InvalidNetworkConfig, 'must be called as chained plugin');
   const { target, addrs } = conf;
   if (target.mappings.length === 0 || addrs.length === 0) return prev;
   const undo = new UndoStack('portmap');

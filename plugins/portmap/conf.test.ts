@@ -75,6 +75,19 @@ t.test('tokens for rule text are checked against an allow-list', async (t) => {
     4,
   );
   t.match(refusal(withMaps({ externalSetMarkChain: 'X; flush' })).details, /^externalSetMarkChain: /);
+  // found by the bad-input generator: iptables-restore read "-j -j" as two options (code 999)
+  for (const name of ['-j', '-KUBE-MARK', '', 'x'.repeat(29)]) {
+    t.match(refusal(withMaps({ externalSetMarkChain: name })).details, /^externalSetMarkChain: /, JSON.stringify(name));
+  }
+  t.equal(loadConf(req(withMaps({ externalSetMarkChain: 'KUBE-MARK-MASQ' }))).target.externalSetMarkChain, 'KUBE-MARK-MASQ');
+  t.equal(loadConf(req(withMaps({ externalSetMarkChain: 'x'.repeat(28) }))).target.externalSetMarkChain?.length, 28);
+  // found by the bad-input generator: a 1 MiB condition reached nft (code 999, CHECK too)
+  t.same(refusal(withMaps({ backend: 'nftables', conditionsV4: ['ip', 'a'.repeat(4097)] })), {
+    msg: 'invalid condition: longer than 4096 characters (4097)',
+    details: 'conditionsV4[1]: invalid condition: longer than 4096 characters (4097)',
+    code: 7,
+  });
+  t.equal(loadConf(req(withMaps({ backend: 'nftables', conditionsV4: ['ip', 'a'.repeat(4096)] }))).target.conditionsV4.length, 2);
   t.match(refusal({ runtimeConfig: { portMappings: [{ ...tcp, protocol: 'icmp' }] } }).details, /^runtimeConfig\.portMappings\[0\]\.protocol: /);
   t.match(refusal({ runtimeConfig: { portMappings: [{ ...tcp, hostIP: '10.0.0.1/8' }] } }).details, /^runtimeConfig\.portMappings\[0\]\.hostIP: /);
   t.match(refusal({ runtimeConfig: { portMappings: [{ ...tcp, hostPort: 65536 }] } }).msg, 'Invalid host port number: 65536');

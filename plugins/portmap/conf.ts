@@ -4,6 +4,7 @@
 import * as z from 'zod/mini';
 import { canonicalIP, CniError, ErrorCode, parseWithSchema, type CniRequest, type Result } from '../../lib/cni-spec/index.ts';
 import {
+  CONDITION_MAX_LEN,
   CONDITION_TOKEN_RE,
   containerAddr,
   defaultPortmapBackend,
@@ -52,6 +53,11 @@ function buildSchema() {
 let schema: ReturnType<typeof buildSchema> | undefined;
 type Raw = z.output<ReturnType<typeof buildSchema>>;
 
+/** portmap's own fields (the shared ones are checked by the dispatcher); the bad-input generator derives its cases from it. */
+export function portmapConfSchema(): ReturnType<typeof buildSchema> {
+  return (schema ??= buildSchema());
+}
+
 interface Problem {
   field: string;
   msg: string;
@@ -87,7 +93,9 @@ function readMappings(raw: Raw, problems: Problem[]): PortMapping[] {
 function readConditions(field: string, list: readonly string[] | null | undefined, problems: Problem[]): readonly string[] {
   const out = list ?? [];
   out.forEach((c, i) => {
-    if (!CONDITION_TOKEN_RE.test(c)) {
+    if (c.length > CONDITION_MAX_LEN) {
+      problems.push({ field: `${field}[${i}]`, msg: `invalid condition: longer than ${CONDITION_MAX_LEN} characters (${c.length})` });
+    } else if (!CONDITION_TOKEN_RE.test(c)) {
       problems.push({
         field: `${field}[${i}]`,
         msg: `invalid condition ${JSON.stringify(c)}: only letters, digits, spaces and _.:/,!=<>{}[]()+*%&|~^@- are allowed`,
@@ -168,7 +176,7 @@ export function pickContainerAddrs(prev: Result | undefined, ifname: string): Co
 
 /** Throws CniError code 7 naming each field; the message is the reference's for the first. */
 export function loadConf(req: CniRequest): PortmapConf {
-  const raw = parseWithSchema((schema ??= buildSchema()), req.config);
+  const raw = parseWithSchema(portmapConfSchema(), req.config);
   const problems: Problem[] = [];
   if (raw.markMasqBit != null && raw.externalSetMarkChain != null) {
     problems.push({ field: 'externalSetMarkChain', msg: 'Cannot specify externalSetMarkChain and markMasqBit' });
@@ -179,7 +187,7 @@ export function loadConf(req: CniRequest): PortmapConf {
   if (ext !== undefined && !IPTABLES_CHAIN_RE.test(ext)) {
     problems.push({
       field: 'externalSetMarkChain',
-      msg: `invalid externalSetMarkChain ${JSON.stringify(ext)}: an iptables chain name (letters, digits, "_", "." and "-", at most 28)`,
+      msg: `invalid externalSetMarkChain ${JSON.stringify(ext.slice(0, 64))}: an iptables chain name (letters, digits, "_", "." and "-", not first; at most 28)`,
     });
   }
   const conditionsV4 = readConditions('conditionsV4', raw.conditionsV4, problems);

@@ -9,4 +9,4 @@ export { NetfilterErrors } from './settle.ts';
 // portmap (hostPort DNAT), both backends.
 export { setupPortmap, teardownPortmap, checkPortmap, gcPortmap, portmapBackendProblem, defaultPortmapBackend, type PortmapBackend } from './portmap.ts';
 export { containerAddr, ipFamily, PORT_PROTOCOLS, type ContainerAddr, type PortMapping, type PortmapTarget, type PortProtocol } from './portmap-spec.ts';
-export { CONDITION_TOKEN_RE, IPTABLES_CHAIN_RE } from './validate.ts';
+export { CONDITION_MAX_LEN, CONDITION_TOKEN_RE, IPTABLES_CHAIN_RE } from './validate.ts';

@@ -9,7 +9,14 @@ import { checkPortmapIptables, gcPortmapIptables, setupPortmapIptables, teardown
 import { checkPortmapNft, gcPortmapNft, setupPortmapNft, teardownPortmapNft } from './portmap-nft.ts';
 import { PORT_PROTOCOLS, ipFamily, type ContainerAddr, type PortmapTarget } from './portmap-spec.ts';
 import { settleAll } from './settle.ts';
-import { CONDITION_TOKEN_RE, IPTABLES_CHAIN_RE, NFT_PORTMAP_COMMENT_MAX, validateContainerIdToken, validateNetworkToken } from './validate.ts';
+import {
+  CONDITION_MAX_LEN,
+  CONDITION_TOKEN_RE,
+  IPTABLES_CHAIN_RE,
+  NFT_PORTMAP_COMMENT_MAX,
+  validateContainerIdToken,
+  validateNetworkToken,
+} from './validate.ts';
 
 export type PortmapBackend = 'iptables' | 'nftables';
 type Family = 4 | 6;
@@ -42,7 +49,9 @@ export function validatePortmapTarget(t: PortmapTarget, backend: PortmapBackend)
     if (!PORT_PROTOCOLS.includes(m.protocol)) throw configError(`invalid protocol ${goQuote(m.protocol)}`);
     if (m.hostIP !== undefined && ipFamily(m.hostIP) === undefined) throw configError(`invalid host IP ${goQuote(m.hostIP)}`);
   }
-  for (const c of [...t.conditionsV4, ...t.conditionsV6]) if (!CONDITION_TOKEN_RE.test(c)) throw configError(`invalid condition ${goQuote(c)}`);
+  for (const c of [...t.conditionsV4, ...t.conditionsV6]) {
+    if (c.length > CONDITION_MAX_LEN || !CONDITION_TOKEN_RE.test(c)) throw configError(`invalid condition ${goQuote(c.slice(0, 64))}`);
+  }
   if (!Number.isInteger(t.markMasqBit) || t.markMasqBit < 0 || t.markMasqBit > 31) throw configError('MasqMarkBit must be between 0 and 31');
   if (t.externalSetMarkChain !== undefined && !IPTABLES_CHAIN_RE.test(t.externalSetMarkChain)) {
     throw configError(`invalid externalSetMarkChain ${goQuote(t.externalSetMarkChain)}`);

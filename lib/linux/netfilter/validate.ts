@@ -105,7 +105,16 @@ export function parseMasqAddrs(cidrs: readonly string[]): MasqAddr[] {
  * control character can get through, so a token cannot end the rule or start another.
  */
 export const CONDITION_TOKEN_RE = /^[A-Za-z0-9 _.:/,!=<>{}[\]()+*%&|~^@-]+$/;
-/** iptables chain names (XT_EXTENSION_MAXNAMELEN - 1). */
-export const IPTABLES_CHAIN_RE = /^[A-Za-z0-9_.-]{1,28}$/;
+/**
+ * The longest condition we pass on. Neither tool states a limit, but a condition is a few
+ * matches (the reference's examples are under 100 bytes); a megabyte one only fails later, in
+ * nft's or iptables' parser, so it is refused with the field's name before anything runs.
+ */
+export const CONDITION_MAX_LEN = 4096;
+/**
+ * iptables chain names (XT_EXTENSION_MAXNAMELEN - 1). A leading "-" would be read as an option
+ * where the name follows `-j` (iptables refuses such names for `-N` too).
+ */
+export const IPTABLES_CHAIN_RE = /^[A-Za-z0-9_.][A-Za-z0-9_.-]{0,27}$/;
 /** nft comments are at most 128 bytes; the portmap rules carry the container id in one. */
 export const NFT_PORTMAP_COMMENT_MAX = NFT_COMMENT_MAX;
