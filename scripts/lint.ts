@@ -18,7 +18,11 @@ interface Rule {
 
 const rules: Rule[] = [
   { where: /^lib\/cni-spec\//, forbid: /(from |import\()['"](netlink|.*\/linux\/|.*\/ipam\/)/, why: 'lib/cni-spec is the protocol only' },
-  { where: /^plugins\//, forbid: /(from |import\()['"](netlink[/'"]|node:child_process|child_process|.*native)/, why: 'plugins reach the kernel through lib/linux' },
+  {
+    where: /^plugins\//,
+    forbid: /(from |import\()['"](netlink[/'"]|node:child_process|child_process|.*native)/,
+    why: 'plugins reach the kernel through lib/linux',
+  },
   { where: /^lib\//, forbid: /(from |import\()['"].*\/plugins\//, why: 'imports go one way: lib ← plugins' },
 ];
 
