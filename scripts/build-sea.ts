@@ -14,7 +14,7 @@
 // The snapshot only works with the exact node binary that made it, which is why the binary
 // carried is this very `process.execPath`: build on the Node version and architecture you ship.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bundle, embedNatives, nativeBlobs, root } from './bundle.ts';
 import { PROGRAM_NAMES } from './sea-programs.ts';
@@ -90,10 +90,17 @@ async function main(): Promise<void> {
   chmodSync(tmp, 0o755);
   renameSync(tmp, binary);
 
+  // Each link replaced by a rename, like the binary: tests or a runtime using dist/sea/bin
+  // while it is rebuilt see the old program or the new one, never none.
   const binDir = join(outDir, 'bin');
-  rmSync(binDir, { recursive: true, force: true });
-  mkdirSync(binDir);
-  for (const name of PROGRAM_NAMES) linkSync(binary, join(binDir, name));
+  mkdirSync(binDir, { recursive: true });
+  for (const name of readdirSync(binDir)) if (!(PROGRAM_NAMES as string[]).includes(name)) rmSync(join(binDir, name), { force: true });
+  for (const name of PROGRAM_NAMES) {
+    const tmpLink = join(binDir, `.${name}.tmp`);
+    rmSync(tmpLink, { force: true });
+    linkSync(binary, tmpLink);
+    renameSync(tmpLink, join(binDir, name));
+  }
   const mb = (statSync(binary).size / 1e6).toFixed(1);
   console.log(`built ${binary} (${mb} MB) and ${PROGRAM_NAMES.length} links in ${binDir}: ${PROGRAM_NAMES.join(', ')}`);
 }

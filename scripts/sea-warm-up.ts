@@ -41,6 +41,7 @@ import { loadConf as loadBridgeConf } from '../plugins/bridge/conf.ts';
 import { planGateways } from '../plugins/bridge/gateway-plan.ts';
 import { assembleResult } from '../plugins/bridge/result.ts';
 import { loadConf as loadPortmapConf, pickContainerAddrs } from '../plugins/portmap/conf.ts';
+import { warmKernelPaths } from './sea-warm-up-kernel.ts';
 
 // Every verb module, evaluated (not run): what `await import('./add.ts')` in a main.ts finds done.
 const VERB_MODULES = [
@@ -236,4 +237,5 @@ export async function warmUp(): Promise<void> {
   await warmDispatcher();
   warmPlugins();
   warmNetlink();
+  await warmKernelPaths((command) => request(command, BRIDGE_CONF, command === 'ADD' ? undefined : BRIDGE_RESULT), BRIDGE_RESULT);
 }
