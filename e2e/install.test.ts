@@ -1,7 +1,7 @@
 // scripts/install.sh: both forms into a fresh directory, and over an existing install (the
 // case a running runtime sees): every plugin answers, nothing is left under a temporary name,
 // and each replaced file is a new inode put there by rename (an open old file keeps its bytes).
-import { openSync, readdirSync, readSync, closeSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import t from 'tap';
 import { tempDir } from './helpers/plugins.ts';
@@ -9,7 +9,10 @@ import { tryRun } from './helpers/sh.ts';
 
 const root = resolve(import.meta.dirname, '..');
 const INSTALL = join(root, 'scripts', 'install.sh');
-const PROGRAMS = ['bandwidth', 'bridge', 'host-local', 'loopback', 'portmap', 'static'];
+// What each form installs (every program of the build), and the plugins among them, which answer VERSION.
+const BUNDLES = readdirSync(join(root, 'dist', 'bin')).sort();
+const SEA_LINKS = readdirSync(join(root, 'dist', 'sea', 'bin')).sort();
+const PLUGINS = readdirSync(join(root, 'plugins')).filter((p) => existsSync(join(root, 'plugins', p, 'main.ts')));
 
 async function install(prefix: string, ...args: string[]) {
   const r = await tryRun(INSTALL, [...args, '--prefix', prefix]);
@@ -25,26 +28,26 @@ async function versionOf(file: string): Promise<unknown> {
 t.test('bundles, then the SEA over them, then bundles again', async (t) => {
   const prefix = join(tempDir(t, 'cnits-install-'), 'opt', 'cni', 'bin');
   await install(prefix);
-  t.same(readdirSync(prefix).sort(), PROGRAMS, 'one file per plugin, no temporary left');
-  for (const p of PROGRAMS) t.match(await versionOf(join(prefix, p)), { cniVersion: '1.1.0' }, `${p} answers`);
-  for (const p of PROGRAMS) t.equal(statSync(join(prefix, p)).mode & 0o777, 0o755, `${p} is 0755`);
+  t.same(readdirSync(prefix).sort(), BUNDLES, 'one file per program, no temporary left');
+  for (const p of PLUGINS) t.match(await versionOf(join(prefix, p)), { cniVersion: '1.1.0' }, `${p} answers`);
+  for (const p of BUNDLES) t.equal(statSync(join(prefix, p)).mode & 0o777, 0o755, `${p} is 0755`);
 
   // A runtime holding the old bridge open while the SEA replaces it still reads the old bytes.
   const fd = openSync(join(prefix, 'bridge'), 'r');
   t.teardown(() => closeSync(fd));
   const before = statSync(join(prefix, 'bridge')).ino;
   await install(prefix, '--sea');
-  t.same(readdirSync(prefix).sort(), ['cni-ts', ...PROGRAMS].sort(), 'the binary and its links, no temporary left');
+  t.same(readdirSync(prefix).sort(), [...new Set(['cni-ts', ...SEA_LINKS, ...BUNDLES])].sort(), 'the binary and its links, no temporary left');
   const ino = statSync(join(prefix, 'cni-ts')).ino;
-  for (const p of PROGRAMS) t.equal(statSync(join(prefix, p)).ino, ino, `${p} is a hard link to cni-ts`);
+  for (const p of SEA_LINKS) t.equal(statSync(join(prefix, p)).ino, ino, `${p} is a hard link to cni-ts`);
   t.not(ino, before, 'bridge is a new file, renamed into place');
   const head = Buffer.alloc(2);
   readSync(fd, head, 0, 2, 0);
   t.equal(head.toString(), '#!', 'the open old bridge still reads as the old script');
-  for (const p of PROGRAMS) t.match(await versionOf(join(prefix, p)), { cniVersion: '1.1.0' }, `${p} answers as the SEA`);
+  for (const p of PLUGINS) t.match(await versionOf(join(prefix, p)), { cniVersion: '1.1.0' }, `${p} answers as the SEA`);
 
   await install(prefix);
-  for (const p of PROGRAMS) t.not(statSync(join(prefix, p)).ino, ino, `${p} is a bundle again`);
+  for (const p of BUNDLES) t.not(statSync(join(prefix, p)).ino, ino, `${p} is a bundle again`);
   t.equal(statSync(join(prefix, 'cni-ts')).nlink, 1, 'cni-ts is left with no link to it');
 });
 

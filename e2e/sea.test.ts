@@ -6,6 +6,7 @@
 import { linkSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import t, { type Test } from 'tap';
+import { PROGRAM_NAMES } from '../scripts/sea-programs.ts';
 import { pluginEnv } from '../tools/libcni/invoke.ts';
 import { makeNetns } from './helpers/netns.ts';
 import { BASE_ENV, execPlugin, tempDir } from './helpers/plugins.ts';
@@ -14,7 +15,7 @@ import { needsRoot, tryRun } from './helpers/sh.ts';
 const SEA = resolve(import.meta.dirname, '..', 'dist', 'sea');
 const BINARY = join(SEA, 'cni-ts');
 const SEA_BIN = join(SEA, 'bin');
-const PROGRAMS = ['bandwidth', 'bridge', 'host-local', 'loopback', 'portmap', 'static'];
+const PROGRAMS: readonly string[] = PROGRAM_NAMES;
 
 try {
   statSync(BINARY);
