@@ -53,16 +53,37 @@ async function main(): Promise<void> {
   }
 }
 
-if (startupSnapshot.isBuildingSnapshot()) {
+// The snapshot builder runs with --no-warnings (scripts/build-sea.ts): printing one would
+// create process.stderr, a stream on the builder's fd 2, and put it in the snapshot. A warning
+// still fails the build (a built-in module Node does not vouch for in a snapshot would be in
+// every plugin start); it is reported through a plain write.
+function buildSnapshot(): void {
+  const warnings: string[] = [];
+  // Node's own notice that SEA is experimental is not about the snapshot.
+  const onWarning = (w: Error) => {
+    if (!w.message.startsWith('Single executable application is an experimental feature')) warnings.push(`${w.name}: ${w.message}`);
+  };
+  process.on('warning', onWarning);
+  const fail = (why: string) => {
+    writeOut(2, `cni-ts: ${why}\n`);
+    process.exit(1);
+  };
   startupSnapshot.setDeserializeMainFunction(() => void main());
   // The builder runs the event loop until it is empty before it takes the snapshot.
   import('./sea-warm-up.ts')
     .then((w) => w.warmUp())
-    .catch((err: unknown) => {
-      // A warm-up that fails would leave half-initialised state in the snapshot: no binary.
-      writeOut(2, `cni-ts: snapshot warm-up failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-      process.exit(1);
-    });
+    // emitWarning reports on the next tick
+    .then(() => new Promise((resolve) => setImmediate(resolve)))
+    .then(() => {
+      process.off('warning', onWarning);
+      if (warnings.length > 0) fail(`the snapshot builder warned:\n${warnings.join('\n')}`);
+    })
+    // A warm-up that fails would leave half-initialised state in the snapshot: no binary.
+    .catch((err: unknown) => fail(`snapshot warm-up failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`));
+}
+
+if (startupSnapshot.isBuildingSnapshot()) {
+  buildSnapshot();
 } else {
   void main();
 }
