@@ -3,7 +3,10 @@
 //   VERSION of loopback and bridge (start-up alone: it must not grow with a plugin's features),
 //   loopback ADD, and bridge + host-local ADD (host-local run in-process, as installed),
 // each as the single-file bundle (dist/bin) and as the SEA binary (dist/sea/bin), beside
-// `node -e 0`. Everything runs inside a throwaway netns that plays the node (hyperfine itself
+// `node -e 0` (in the VERSION and the loopback ADD group: a ratio compares rows measured
+// together). hyperfine runs one command after another, so on a machine whose load drifts each
+// group is run in several rounds, the order reversed each round, and the medians are over all
+// rounds' runs. Everything runs inside a throwaway netns that plays the node (hyperfine itself
 // runs there, so no `ip netns exec` is timed); bridge ADD gets a fresh pod (its DEL is
 // hyperfine's --prepare step, not timed). Natives and code caches in the default state
 // directory, as installed. Prints medians, the load average before and after, and the targets
@@ -16,6 +19,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 const runs = Number(process.argv[process.argv.indexOf('--runs') + 1]) || 40;
+const ROUNDS = 4;
 const root = resolve(import.meta.dirname, '..');
 const forms = [
   { label: 'bundle', dir: join(root, 'dist', 'bin'), build: 'npm run build' },
@@ -51,24 +55,48 @@ interface Row {
 
 interface Result {
   readonly label: string;
+  /** wall time, ms */
   readonly median: number;
+  /** CPU time (user + sys), ms: hyperfine's mean of each round, their median */
+  readonly cpu: number;
+}
+
+interface Round {
+  readonly command: string;
+  readonly times: number[];
   readonly user: number;
   readonly system: number;
 }
 
-/** One hyperfine run over the rows, in the node netns, in a clean environment. */
+const median = (xs: readonly number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+};
+
+/** ROUNDS hyperfine runs over the rows (order reversed every other round), in the node netns, clean environment. */
 function hyperfine(rows: readonly Row[], env: Record<string, string>): Result[] {
   const out = join(work, 'hyperfine.json');
-  const args = ['netns', 'exec', node, 'env', '-i', ...Object.entries(env).map(([k, v]) => `${k}=${v}`), 'hyperfine', '--warmup', '3', '--runs', String(runs)];
-  args.push('--export-json', out, '--style', 'none');
-  for (const r of rows) {
-    if (r.prepare !== undefined) args.push('--prepare', r.prepare);
-    args.push('--command-name', r.label, r.cmd);
+  const all = new Map<string, Round[]>();
+  for (let round = 0; round < ROUNDS; round++) {
+    const args = ['netns', 'exec', node, 'env', '-i', ...Object.entries(env).map(([k, v]) => `${k}=${v}`), 'hyperfine', '--warmup', '2'];
+    args.push('--runs', String(Math.ceil(runs / ROUNDS)), '--export-json', out, '--style', 'none');
+    for (const r of round % 2 === 0 ? rows : [...rows].reverse()) {
+      if (r.prepare !== undefined) args.push('--prepare', r.prepare);
+      args.push('--command-name', r.label, r.cmd);
+    }
+    const res = spawnSync('ip', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    if (res.status !== 0) throw new Error(`hyperfine failed: ${res.stderr.toString()}`);
+    for (const r of (JSON.parse(readFileSync(out, 'utf8')) as { results: Round[] }).results) all.set(r.command, [...(all.get(r.command) ?? []), r]);
   }
-  const res = spawnSync('ip', args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  if (res.status !== 0) throw new Error(`hyperfine failed: ${res.stderr.toString()}`);
-  const json = JSON.parse(readFileSync(out, 'utf8')) as { results: { command: string; median: number; user: number; system: number }[] };
-  return json.results.map((r) => ({ label: r.command, median: r.median * 1000, user: r.user * 1000, system: r.system * 1000 }));
+  return rows.map((row) => {
+    const rounds = all.get(row.label) ?? [];
+    return {
+      label: row.label,
+      median: median(rounds.flatMap((r) => r.times)) * 1000,
+      cpu: median(rounds.map((r) => r.user + r.system)) * 1000,
+    };
+  });
 }
 
 const loopbackConf = join(work, 'loopback.json');
@@ -102,20 +130,22 @@ try {
   for (const f of forms) for (const p of ['loopback', 'bridge']) version.push({ label: `${f.label} ${p} VERSION`, cmd: word(join(f.dir, p)) });
   for (const r of hyperfine(version, { ...baseEnv, CNI_COMMAND: 'VERSION', CNI_PATH: '/nonexistent' })) results.set(r.label, r);
 
-  const lo = forms.map((f) => ({ label: `${f.label} loopback ADD`, cmd: `${word(join(f.dir, 'loopback'))} < ${word(loopbackConf)}` }));
+  const lo: Row[] = [{ label: 'node -e 0 (ADD group)', cmd: `${word(process.execPath)} -e 0` }];
+  for (const f of forms) lo.push({ label: `${f.label} loopback ADD`, cmd: `${word(join(f.dir, 'loopback'))} < ${word(loopbackConf)}` });
   for (const r of hyperfine(lo, { ...podEnv, CNI_COMMAND: 'ADD', CNI_PATH: '/nonexistent' })) results.set(r.label, r);
 
   // CNI_PATH names the form's own directory, so bridge finds our host-local there and runs it
   // in-process, as with an install. DEL (untimed) before each ADD leaves a fresh pod.
-  for (const f of forms) {
+  const br = forms.map((f): Row => {
     const bridge = word(join(f.dir, 'bridge'));
-    const row: Row = {
+    const env = `CNI_PATH=${word(f.dir)}`;
+    return {
       label: `${f.label} bridge+host-local ADD`,
-      cmd: `CNI_COMMAND=ADD ${bridge} < ${word(bridgeConf)}`,
-      prepare: `CNI_COMMAND=DEL ${bridge} < ${word(bridgeConf)}`,
+      cmd: `CNI_COMMAND=ADD ${env} ${bridge} < ${word(bridgeConf)}`,
+      prepare: `CNI_COMMAND=DEL ${env} ${bridge} < ${word(bridgeConf)}`,
     };
-    for (const r of hyperfine([row], { ...podEnv, CNI_PATH: word(f.dir) })) results.set(r.label, r);
-  }
+  });
+  for (const r of hyperfine(br, podEnv)) results.set(r.label, r);
 } finally {
   spawnSync('ip', ['netns', 'del', pod]);
   spawnSync('ip', ['netns', 'del', node]);
@@ -128,18 +158,15 @@ const get = (label: string): number => {
   return r.median;
 };
 const ms = (x: number) => `${x.toFixed(1).padStart(6)} ms`;
-console.log(`start-up, median of ${runs} runs (hyperfine), node ${process.version}; load average before ${loadBefore}, after ${load()}`);
+console.log(`start-up, median of ${runs} runs in ${ROUNDS} rounds (hyperfine), node ${process.version}; load average before ${loadBefore}, after ${load()}`);
 console.log(`  ${''.padEnd(30)} ${'bundle'.padStart(9)} ${'SEA'.padStart(9)}   ${'(user+sys, bundle / SEA)'}`);
-const cpu = (label: string) => {
-  const r = results.get(label);
-  return r ? `${(r.user + r.system).toFixed(1)}` : '-';
-};
+const cpu = (label: string) => results.get(label)?.cpu.toFixed(1) ?? '-';
 for (const what of ['loopback VERSION', 'bridge VERSION', 'loopback ADD', 'bridge+host-local ADD']) {
   const [b, s] = forms.map((f) => `${f.label} ${what}`) as [string, string];
   console.log(`  ${what.padEnd(30)} ${ms(get(b))} ${ms(get(s))}   (${cpu(b)} / ${cpu(s)})`);
 }
-const nodeE0 = get('node -e 0');
-console.log(`  ${'node -e 0'.padEnd(30)} ${ms(nodeE0)}             (${cpu('node -e 0')})`);
+for (const label of ['node -e 0', 'node -e 0 (ADD group)']) console.log(`  ${label.padEnd(30)} ${ms(get(label))}             (${cpu(label)})`);
+const nodeE0 = get('node -e 0 (ADD group)');
 
 const check = (ok: boolean, text: string) => console.log(`  ${ok ? '✓' : '✗'} ${text}`);
 console.log('targets (issue #11):');
