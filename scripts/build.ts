@@ -2,12 +2,10 @@
 // runtime-side CLI tools/cni-run.ts: dist/bin/cni-run.
 // Each file is scripts/launcher.cjs with the esbuild bundle of plugins/<plugin>/main.ts
 // and the native addons embedded, so copying that one file is the whole install.
-import { build, type Plugin } from 'esbuild';
-import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { bundle, embedNatives, type NativeBlob, nativeBlobs, root, sha256 } from './bundle.ts';
 
-const root = resolve(import.meta.dirname, '..');
 // Second line of every executable: lets a plugin recognise a sibling of ours on CNI_PATH
 // (and run it in-process) by reading a few bytes. lib/ipam reads the same marker.
 const PLUGIN_MARKER = '// cni-ts plugin: ';
@@ -22,70 +20,17 @@ interface Target {
 }
 const outDir = join(root, 'dist', 'bin');
 
-const nativePaths: Record<string, string> = {
-  cni_native: join(root, 'native', 'build', 'Release', 'cni_native.node'),
-  netlink: join(root, 'node_modules', 'netlink', 'prebuilds', `linux-${process.arch}`, 'node.napi.node'),
-};
+// In the bundle every native comes from the launcher (`__cniLoadNative`, a parameter of the
+// function the bundle runs in), never from a path on disk.
+const launcherNatives = embedNatives('export function nativeModule(name) { return __cniLoadNative(name); }');
 
-function sha256(bytes: Buffer | string): string {
-  return createHash('sha256').update(bytes).digest('hex');
-}
-
-// In the bundle every native comes from the launcher (`__cniLoadNative`, a
-// parameter of the function the bundle runs in), never from a path on disk.
-const embedNatives: Plugin = {
-  name: 'embed-natives',
-  setup(b) {
-    const nativesModule = join(root, 'lib', 'linux', 'natives');
-    b.onResolve({ filter: /natives(\.ts)?$/ }, (args) =>
-      resolve(args.resolveDir, args.path).replace(/\.ts$/, '') === nativesModule ? { path: 'natives', namespace: 'cni-natives' } : undefined,
-    );
-    b.onResolve({ filter: /^node-gyp-build$/ }, () => ({ path: 'node-gyp-build', namespace: 'cni-natives' }));
-    b.onLoad({ filter: /.*/, namespace: 'cni-natives' }, (args) => ({
-      loader: 'js',
-      contents:
-        args.path === 'node-gyp-build'
-          ? // netlink loads its binding when its module is first required; deferring the
-            // load to first use keeps VERSION (and any verb that never opens a socket) free of it.
-            `module.exports = () => new Proxy({}, { get: (_, key) => __cniLoadNative('netlink')[key] });`
-          : `export function nativeModule(name) { return __cniLoadNative(name); }`,
-    }));
-  },
-};
-
-async function bundle({ name, entry }: Target): Promise<string> {
-  const res = await build({
-    entryPoints: [entry],
-    bundle: true,
-    write: false,
-    format: 'cjs',
-    platform: 'node',
-    target: 'node20',
-    minifyWhitespace: true,
-    minifySyntax: true,
-    // ASCII output: the launcher decodes the bundle as latin1, the cheapest exact decoding.
-    charset: 'ascii',
-    legalComments: 'none',
-    plugins: [embedNatives],
-    logLevel: 'warning',
-  });
-  const out = res.outputFiles[0];
-  if (!out) throw new Error(`esbuild produced no output for ${name}`);
-  return out.text;
-}
-
-interface Blob {
-  readonly name: string;
-  readonly bytes: Buffer;
-}
-
-// Every executable carries every native: they are small (~150 KiB), and a
-// plugin that could fail for a missing native on some code path is worse.
-function nativeBlobs(): Blob[] {
-  return Object.entries(nativePaths).map(([name, file]) => {
-    if (!existsSync(file)) throw new Error(`native module ${name} not built: ${file} (run npm ci)`);
-    return { name, bytes: readFileSync(file) };
-  });
+/**
+ * scripts/native-store.ts as one expression for the launcher's NATIVE_STORE slot: its
+ * CommonJS bundle run in a function of its own, with the launcher's `require`.
+ */
+async function nativeStoreExpression(): Promise<string> {
+  const code = await bundle(join(root, 'scripts', 'native-store.ts'));
+  return `(() => { const module = { exports: {} }; const exports = module.exports;\n${code}\nreturn module.exports; })()`;
 }
 
 function fill(template: string, slot: string, value: string): string {
@@ -102,13 +47,13 @@ function fill(template: string, slot: string, value: string): string {
  * The launcher finds each blob by byte offset, so the offsets are computed for a
  * header whose size no longer changes: offsets are padded to a fixed width.
  */
-function assemble({ name, marker }: Target, launcher: string, bundle: string, natives: Blob[]): string {
-  const blobs = [{ name: 'bundle', bytes: Buffer.from(bundle, 'latin1') }, ...natives].map((b) => ({ ...b, b64: b.bytes.toString('base64') }));
+function assemble({ name, marker }: Target, launcher: string, code: string, natives: NativeBlob[]): string {
+  const blobs = [{ name: 'bundle', bytes: Buffer.from(code, 'latin1') }, ...natives].map((b) => ({ ...b, b64: b.bytes.toString('base64') }));
   const pad = (n: number) => String(n).padStart(10, ' ');
   const header = (offsets: number[]) => {
     const at = (i: number) => `{ offset: ${pad(offsets[i] ?? 0)}, length: ${pad(blobs[i]?.b64.length ?? 0)} }`;
     const nativesJs = natives
-      .map((n, i) => `${JSON.stringify(n.name)}: { sha: ${JSON.stringify(sha256(n.bytes).slice(0, 16))}, size: ${n.bytes.length}, ...${at(i + 1)} }`)
+      .map((n, i) => `${JSON.stringify(n.name)}: { sha: ${JSON.stringify(n.sha)}, size: ${n.bytes.length}, ...${at(i + 1)} }`)
       .join(', ');
     let text = launcher;
     text = fill(text, 'PLUGIN', JSON.stringify(name));
@@ -129,9 +74,8 @@ function assemble({ name, marker }: Target, launcher: string, bundle: string, na
   return `${head}${blobs.map((b) => `${b.b64}\n`).join('')}*/\n`;
 }
 
-async function buildTarget(target: Target, launcher: string, natives: Blob[]): Promise<void> {
-  const code = await bundle(target);
-  if (!/^\p{ASCII}*$/u.test(code)) throw new Error(`bundle of ${target.name} is not ASCII`);
+async function buildTarget(target: Target, launcher: string, natives: NativeBlob[]): Promise<void> {
+  const code = await bundle(target.entry, { plugins: [launcherNatives] });
   const text = assemble(target, launcher, code, natives);
   const file = join(outDir, target.name);
   writeFileSync(file, text);
@@ -143,7 +87,7 @@ async function main(): Promise<void> {
   mkdirSync(outDir, { recursive: true });
   // An extensionless file next to a package.json with "type":"module" would be read as ESM.
   writeFileSync(join(root, 'dist', 'package.json'), '{"type":"commonjs"}\n');
-  const launcher = readFileSync(join(root, 'scripts', 'launcher.cjs'), 'utf8');
+  const launcher = fill(readFileSync(join(root, 'scripts', 'launcher.cjs'), 'utf8'), 'NATIVE_STORE', await nativeStoreExpression());
   const plugins: Target[] = readdirSync(join(root, 'plugins'))
     .filter((p) => existsSync(join(root, 'plugins', p, 'main.ts')))
     .map((p) => ({ name: p, entry: join(root, 'plugins', p, 'main.ts'), marker: PLUGIN_MARKER }));

@@ -1,4 +1,5 @@
-// Layering rules (docs/architecture.md#import-rules), checked on every import:
+// Layering rules (docs/architecture.md#import-rules), checked on every import (static, and the
+// dynamic `import('…')` that loads a verb's code lazily):
 //   lib/cni-spec  knows nothing of Linux;
 //   plugins/*     reach the kernel only through lib/linux (no netlink, child_process or addon);
 //   stdout belongs to the CNI result, so no console.log outside tools, tests and scripts;
@@ -16,9 +17,13 @@ interface Rule {
 }
 
 const rules: Rule[] = [
-  { where: /^lib\/cni-spec\//, forbid: /from ['"](netlink|.*\/linux\/|.*\/ipam\/)/, why: 'lib/cni-spec is the protocol only' },
-  { where: /^plugins\//, forbid: /from ['"](netlink[/'"]|node:child_process|child_process|.*native)/, why: 'plugins reach the kernel through lib/linux' },
-  { where: /^lib\//, forbid: /from ['"].*\/plugins\//, why: 'imports go one way: lib ← plugins' },
+  { where: /^lib\/cni-spec\//, forbid: /(from |import\()['"](netlink|.*\/linux\/|.*\/ipam\/)/, why: 'lib/cni-spec is the protocol only' },
+  {
+    where: /^plugins\//,
+    forbid: /(from |import\()['"](netlink[/'"]|node:child_process|child_process|.*native)/,
+    why: 'plugins reach the kernel through lib/linux',
+  },
+  { where: /^lib\//, forbid: /(from |import\()['"].*\/plugins\//, why: 'imports go one way: lib ← plugins' },
 ];
 
 function* files(dir: string): Generator<string> {

@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 missing() { echo "prerequisite missing: $*" >&2; exit 1; }
 log() { echo "prereqs: $*" >&2; }
 
-packages=(iproute2 nftables iptables iperf3 iputils-ping containernetworking-plugins kmod procps)
+packages=(iproute2 nftables iptables iperf3 iputils-ping containernetworking-plugins kmod procps strace)
 command -v dpkg-query >/dev/null 2>&1 || missing "Debian packages ${packages[*]}: dpkg-query not found (the tests expect Debian)"
 absent=()
 for p in "${packages[@]}"; do

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The test command (`npm test`): set up what the tests need (scripts/prereqs.sh: Debian
-# packages, cnitool), build the executables, typecheck and lint, then unit tests and e2e tests
-# (the e2e tests run the built dist/bin files as a runtime would, always ours: to run the bridge
-# suites against the Go reference, use CNI_E2E_PLUGIN_DIR=/usr/lib/cni npx tap e2e/bridge-*.test.ts).
+# packages, cnitool), build both packaged forms (dist/bin, dist/sea), typecheck and lint, then
+# unit tests and e2e tests. The e2e tests run our built executables as a runtime would: the
+# whole e2e suite once against the bundles (dist/bin) and once more against the SEA binary's
+# links (dist/sea/bin, through CNI_E2E_OURS_DIR; its tests show as "[sea] e2e/…"). To run the
+# bridge suites against the Go reference instead: CNI_E2E_PLUGIN_DIR=/usr/lib/cni npx tap e2e/bridge-*.test.ts.
 #
 # The last line is "N passed, N failed, N skipped", counted in TESTS, not assertions (a test
 # file or a t.test() with assertions of its own; typecheck and lint count as one test each; a
@@ -12,12 +14,13 @@
 # ends the run at once with a message naming it and "0 passed, 1 failed, 0 skipped".
 set -uo pipefail
 cd "$(dirname "$0")/.."
-unset CNI_E2E_PLUGIN_DIR
+unset CNI_E2E_PLUGIN_DIR CNI_E2E_OURS_DIR
 
 stop() { echo "npm test: $*" >&2; echo "0 passed, 1 failed, 0 skipped"; exit 1; }
 
 bash scripts/prereqs.sh || stop "a prerequisite is missing (named above)"
 npm run --silent build || stop "the build failed"
+npm run --silent build:sea || stop "the SEA build failed"
 npm run --silent typecheck; typecheck=$?
 npm run --silent lint; lint=$?
 
@@ -27,6 +30,13 @@ trap 'rm -f "$log"' EXIT
 npx tap --reporter=tap --jobs=2 \
   'lib/**/*.test.ts' 'plugins/**/*.test.ts' 'tools/**/*.test.ts' 'scripts/**/*.test.ts' 'e2e/**/*.test.ts' | tee "$log"
 status=${PIPESTATUS[0]}
+# The e2e suite again, against the SEA form (e2e/sea.test.ts tests dist/sea itself and ran above).
+# Its top-level test names get a "[sea] " prefix, so a failure says which form it was.
+mapfile -t sea_files < <(find e2e -name '*.test.ts' ! -path e2e/sea.test.ts | sort)
+CNI_E2E_OURS_DIR="$PWD/dist/sea/bin" npx tap --reporter=tap --jobs=2 "${sea_files[@]}" \
+  | sed -u 's/^\(\(not \)\{0,1\}ok [0-9]* - \|# Subtest: \)\(e2e\/\)/\1[sea] \3/' | tee -a "$log"
+sea_status=${PIPESTATUS[0]}
+[ "$status" -ne 0 ] || status=$sea_status
 
 node --import tsx scripts/tap-summary.ts "$log" --step "typecheck=$typecheck" --step "lint=$lint" >"$log.summary"
 summarised=$?

@@ -1,4 +1,5 @@
-// The implementation under test: a directory of CNI plugins, ours (dist/bin, the default) or
+// The implementation under test: a directory of CNI plugins, ours (DIST_BIN, the default: see
+// plugins.ts) or
 // Debian's Go reference plugins, to compare behaviour:
 //
 //   CNI_E2E_PLUGIN_DIR=/usr/lib/cni npx tap e2e/bridge-*.test.ts
@@ -11,10 +12,10 @@
 // that, `lacks` gives only the allow-listed reasons of skip-reasons.ts: not root, and a kernel
 // whose `ip link add … type bridge vlan_filtering 1` answers EOPNOTSUPP. Anything else (no
 // executables, a probe that fails some other way) throws, so the test file fails and says why.
-import { closeSync, existsSync, openSync, readSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { uniqueName } from './netns.ts';
-import { DIST_BIN, execPlugin, GO_BIN } from './plugins.ts';
+import { DIST_BIN, execPlugin, GO_BIN, isElf } from './plugins.ts';
 import { isRoot, run, tryRun } from './sh.ts';
 import { NO_KERNEL_VLAN_FILTERING, NOT_ROOT } from './skip-reasons.ts';
 
@@ -32,24 +33,13 @@ export interface Impl {
   readonly dir: string;
   /** a short label for test names and messages */
   readonly label: string;
-  /** true when the bridge executable is a compiled binary (the Go reference), not our script */
+  /** true when the bridge executable is the Go reference (a compiled binary that is not ours: our SEA form is one too) */
   readonly isGoBinary: boolean;
   /** the reason to skip a test that needs these features, or false; see the rule above */
   lacks(...features: Feature[]): string | false;
 }
 
 export const PLUGIN_DIR = resolve(process.env['CNI_E2E_PLUGIN_DIR'] ?? DIST_BIN);
-
-function isElf(file: string): boolean {
-  const fd = openSync(file, 'r');
-  try {
-    const b = Buffer.alloc(4);
-    readSync(fd, b, 0, 4, 0);
-    return b.equals(Buffer.from([0x7f, 0x45, 0x4c, 0x46]));
-  } finally {
-    closeSync(fd);
-  }
-}
 
 // A field the plugin knows makes a wrong-typed value an error; an unknown one is ignored.
 const FIELD_PROBES: [Feature, Record<string, unknown>][] = [
@@ -115,13 +105,13 @@ async function load(dir: string): Promise<Impl> {
     throw new Error(`no ${absent.join(' or ')} executable in ${dir}${dir === DIST_BIN ? ' (build first: npm run build)' : ''}`);
   }
   const label = dir === DIST_BIN ? 'ours' : dir === GO_BIN ? 'go' : dir;
-  const isGoBinary = isElf(join(dir, 'bridge'));
-  // Our executables are never probed, also when copied elsewhere: only a compiled binary is.
-  const isReference = isGoBinary && dir !== DIST_BIN;
+  // Our executables (DIST_BIN: the bundles, or the SEA binary's links) are never probed: only
+  // a compiled binary elsewhere is.
+  const isGoBinary = dir !== DIST_BIN && isElf(join(dir, 'bridge'));
   const probed = isRoot
     ? await inThrowawayNode(async (node) => ({
         kernelVlan: await probeKernelVlanFiltering(node),
-        missing: isReference ? await probeReference(dir, node) : new Map<Feature, string>(),
+        missing: isGoBinary ? await probeReference(dir, node) : new Map<Feature, string>(),
       }))
     : undefined;
   return {

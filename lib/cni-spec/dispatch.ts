@@ -2,64 +2,15 @@
 // It mirrors the reference skel (https://github.com/containernetworking/cni/blob/v1.3.0/pkg/skel/skel.go;
 // https://github.com/containernetworking/cni/blob/spec-v1.1.0/SPEC.md#section-2-execution-protocol): same checks, same order, same messages and codes.
 import { readSync, writeSync } from 'node:fs';
-import { commonConfSchema } from './common-conf.ts';
-import { decodeConfig, parseWithSchema } from './config.ts';
 import { asCniError, CniError, ErrorCode } from './errors.ts';
-import { foldKeys } from './fold.ts';
 import { goJSON } from './go-json.ts';
-import { missingEnv, netnsOverride, splitCniPath, validateContainerId, validateIfName, validateNetworkName } from './env.ts';
-import { assertForeignNetns } from './netns-self.ts';
-import { parseResult } from './result-parse.ts';
-import { renderResult } from './result-convert.ts';
-import type { CniRequest, PluginIO, PluginSpec, Verb } from './request.ts';
-import type { Result } from './result.ts';
-import { CURRENT_VERSION, DEFAULT_VERSION } from './versions.ts';
-import { checkVersion } from './version-gate.ts';
+import { missingEnv } from './env.ts';
+import type { PluginIO, PluginSpec, Verb } from './request.ts';
+import { CURRENT_VERSION } from './versions.ts';
 
 export type { CniRequest, PluginIO, PluginSpec, Verb } from './request.ts';
 
 const VERBS: readonly string[] = ['ADD', 'DEL', 'CHECK', 'GC', 'STATUS'];
-
-async function readStdin(io: PluginIO): Promise<Buffer> {
-  try {
-    return await io.readStdin();
-  } catch (err) {
-    throw new CniError(ErrorCode.IOFailure, `error reading from stdin: ${(err as Error).message}`, undefined, { cause: err });
-  }
-}
-
-// Go decodes these through struct fields, so they fold case and must have the right type.
-function readName(name: unknown): string {
-  if (name !== undefined && name !== null && typeof name !== 'string') {
-    throw new CniError(ErrorCode.InvalidNetworkConfig, 'network name must be a string');
-  }
-  const n = typeof name === 'string' ? name : '';
-  validateNetworkName(n);
-  return n;
-}
-
-function readVersion(v: unknown): string {
-  if (v !== undefined && v !== null && typeof v !== 'string') {
-    throw new CniError(ErrorCode.DecodingFailure, 'decoding version from network config: cniVersion must be a string');
-  }
-  return typeof v === 'string' && v !== '' ? v : DEFAULT_VERSION;
-}
-
-function parsePrevResult(raw: unknown, version: string): Result | undefined {
-  if (raw === undefined || raw === null) return undefined;
-  try {
-    return parseResult(raw, version);
-  } catch (err) {
-    const e = asCniError(err);
-    // A malformed prevResult is a malformed network config.
-    const code = e.code === ErrorCode.DecodingFailure ? ErrorCode.InvalidNetworkConfig : e.code;
-    throw new CniError(code, `could not parse prevResult: ${e.msg}`, e.details, { cause: err });
-  }
-}
-
-function handlerFor(spec: PluginSpec, command: Verb): ((req: CniRequest) => Promise<unknown>) | undefined {
-  return { ADD: spec.add, DEL: spec.del, CHECK: spec.check, GC: spec.gc, STATUS: spec.status }[command];
-}
 
 /** The text for stdout on success ('' for nothing); throws on any failure. */
 async function dispatch(spec: PluginSpec, io: PluginIO): Promise<string> {
@@ -77,48 +28,8 @@ async function dispatch(spec: PluginSpec, io: PluginIO): Promise<string> {
   if (command === 'VERSION') return `${goJSON({ cniVersion: CURRENT_VERSION, supportedVersions: spec.versions })}\n`;
   // Decided before reading stdin (skel reads it first): nobody is left waiting on a pipe for a verb we don't know.
   if (!VERBS.includes(command)) throw new CniError(ErrorCode.InvalidEnvironmentVariables, `unknown CNI_COMMAND: ${command}`);
-  const verb = command as Verb;
-
-  const stdin = await readStdin(io);
-  const config = decodeConfig(stdin);
-  const fields = foldKeys(config, ['name', 'cniVersion', 'prevResult']);
-  const name = readName(fields.name);
-  if (verb === 'ADD' || verb === 'DEL' || verb === 'CHECK') {
-    validateContainerId(env['CNI_CONTAINERID'] ?? '');
-    validateIfName(env['CNI_IFNAME'] ?? '');
-  }
-  const version = readVersion(fields.cniVersion);
-  checkVersion(verb, version, spec);
-  // After skel's own checks (their codes and messages come first), before any handler.
-  parseWithSchema(commonConfSchema(), config);
-  const handler = handlerFor(spec, verb);
-  // No handler for CHECK/GC/STATUS: the version gates passed, so it is a successful no-op.
-  if (handler === undefined) return '';
-
-  const prevResult = parsePrevResult(fields.prevResult, version);
-  const req: CniRequest = {
-    command: verb,
-    containerId: env['CNI_CONTAINERID'] ?? '',
-    netns: env['CNI_NETNS'] ?? '',
-    ifname: env['CNI_IFNAME'] ?? '',
-    args: env['CNI_ARGS'] ?? '',
-    path: splitCniPath(env['CNI_PATH']),
-    env: { ...env },
-    stdin,
-    config,
-    cniVersion: version,
-    name,
-    ...(prevResult && { prevResult }),
-  };
-  // The reference checks this after ADD/DEL ran; refusing first leaves the host untouched.
-  // CHECK too (the reference does not): it would otherwise judge the host as the container.
-  if (verb !== 'GC' && verb !== 'STATUS' && !netnsOverride(env['CNI_NETNS_OVERRIDE'])) await assertForeignNetns(req.netns);
-
-  if (verb !== 'ADD') {
-    await handler(req);
-    return '';
-  }
-  return renderResult((await handler(req)) as Result, version);
+  // The rest is loaded only now: VERSION and a bad environment never pay for it.
+  return (await import('./dispatch-verb.ts')).runVerb(spec, io, command as Verb);
 }
 
 /**

@@ -24,3 +24,4 @@ export { cidrBytes, formatIpBytes, ipBytes, type CidrBytes, type IpFamily } from
 export { firstHost, maskBytes, networkCidr, nextIp, prefixContains, sameIp } from './cidr-math.ts';
 export { UndoStack } from './undo.ts';
 export { combineFailures, Failures } from './failures.ts';
+export { loadBuiltin } from './builtin.ts';

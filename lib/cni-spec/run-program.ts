@@ -2,9 +2,10 @@
 // shell), its input on stdin and its output collected whole. Plugin delegation, the nft and
 // iptables tools and the runtime CLI all go through here; each turns a failed run into its
 // own error.
-import { spawn } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { join } from 'node:path';
+import type * as ChildProcess from 'node:child_process';
+import { loadBuiltin } from './builtin.ts';
 
 /**
  * The first `dir/name` that is a regular file, in the order given; with `executable`, one we
@@ -43,7 +44,10 @@ export interface RunProgramOptions {
 }
 
 /** Resolves when the program has exited, whatever its status; rejects only when it could not start. */
-export function runProgram(file: string, args: readonly string[], stdin: string | Buffer, o: RunProgramOptions = {}): Promise<ProgramOutput> {
+export async function runProgram(file: string, args: readonly string[], stdin: string | Buffer, o: RunProgramOptions = {}): Promise<ProgramOutput> {
+  // Loaded on first use (builtin.ts); this also keeps it out of the SEA's start-up snapshot,
+  // where Node does not vouch for this module.
+  const { spawn } = loadBuiltin<typeof ChildProcess>('node:child_process');
   return new Promise((resolve, reject) => {
     const child = spawn(file, args, {
       stdio: ['pipe', 'pipe', 'pipe'],

@@ -1,7 +1,12 @@
-// Recognising one of our own IPAM executables on CNI_PATH. scripts/build.ts writes
-// `// cni-ts plugin: <name>` as line 2 of every executable; reading those few bytes is much
-// cheaper than starting another Node process (docs/architecture.md#in-process-ipam).
-import { accessSync, closeSync, constants, openSync, readSync } from 'node:fs';
+// Recognising one of our own IPAM executables on CNI_PATH, in either packaged form: a
+// single-file bundle (scripts/build.ts writes `// cni-ts plugin: <name>` as line 2 of each;
+// reading those few bytes is much cheaper than starting another Node process,
+// docs/architecture.md#in-process-ipam), or a name of the SEA multicall binary this process
+// is itself running (scripts/build-sea.ts), which runs the program it is invoked as.
+import { accessSync, closeSync, constants, openSync, readSync, statSync } from 'node:fs';
+import { basename } from 'node:path';
+import type * as Sea from 'node:sea';
+import { loadBuiltin } from '../cni-spec/index.ts';
 
 const MARKER = '// cni-ts plugin: ';
 const HEAD_BYTES = 128;
@@ -28,13 +33,38 @@ export function readMarker(file: string): string | undefined {
   }
 }
 
+function sameFile(a: string, b: string): boolean {
+  try {
+    const x = statSync(a);
+    const y = statSync(b);
+    return x.dev === y.dev && x.ino === y.ino;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The name `file` runs as when it is (a hard link of, or a symlink to) the SEA binary running
+ * this process: exec'd, it would dispatch on that name to the code this process carries.
+ * node:sea is only asked when the file is our own executable (never in the bundle form, whose
+ * executable is node itself, unless the file is node: then isSea() says no).
+ */
+function seaName(file: string): string | undefined {
+  if (!sameFile(file, process.execPath)) return undefined;
+  try {
+    return loadBuiltin<typeof Sea>('node:sea').isSea() ? basename(file) : undefined;
+  } catch {
+    return undefined; // a Node without node:sea (before 20.12) runs no SEA
+  }
+}
+
 /**
  * Which of our allocators the executable is, when running it in-process gives what exec
  * would. A file we may not execute is left to exec, which then fails as it would for any
  * plugin.
  */
 export function ourIpam(file: string): OurIpam | undefined {
-  const name = readMarker(file);
+  const name = readMarker(file) ?? seaName(file);
   if (name === undefined || !IN_PROCESS.includes(name)) return undefined;
   try {
     accessSync(file, constants.X_OK);

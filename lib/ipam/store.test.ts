@@ -56,6 +56,17 @@ t.test('allocations: only files named after an address, content trimmed', async 
   t.same(readdirSync(dir).sort(), ['10.1.0.5', 'last_reserved_ip.0', 'lock', 'notes.txt']);
 });
 
+t.test('an empty address file (an ADD killed between create and write) is released under the lock', async (t) => {
+  const dir = join(tempDir(t), 'net1');
+  mkdirSync(dir);
+  writeFileSync(join(dir, '10.1.0.5'), '');
+  writeFileSync(join(dir, '10.1.0.6'), 'ctr1\r\neth0');
+  const found = withStore(dir, (s) => s.allocations().map((a) => a.name));
+  t.same(found, ['10.1.0.6'], 'not an allocation of anyone');
+  t.same(readdirSync(dir).sort(), ['10.1.0.6', 'lock'], 'and gone, so the address is free again');
+  withStore(dir, (s) => t.equal(s.reserve('ctr2', 'eth0', ip('10.1.0.5')), true, 'a later ADD can take it'));
+});
+
 t.test('the lock is an exclusive flock on <dir>/lock, held until close', async (t) => {
   const dir = join(tempDir(t), 'net1');
   const store = Store.open(dir);

@@ -127,7 +127,12 @@ export class Store {
     }
   }
 
-  /** Every file named after an address, with its owner. Unreadable files are skipped. */
+  /**
+   * Every file named after an address, with its owner. Unreadable files are skipped. An empty
+   * one is removed: reserve() creates and writes a file under this lock, and so does the
+   * reference, so an empty file seen while holding the lock is from an ADD killed between the
+   * two (the reference would leak its address forever; divergences.md H3).
+   */
   allocations(): Allocation[] {
     let names: string[];
     try {
@@ -141,13 +146,25 @@ export class Store {
     for (const name of names) {
       const ip = parseAddr(name);
       if (ip === undefined) continue;
+      const path = join(this.dir, name);
+      let content: string;
       try {
-        out.push({ name, ip, key: readFileSync(join(this.dir, name), 'utf8').trim() });
+        content = readFileSync(path, 'utf8');
       } catch {
-        // gone or unreadable: not ours to judge
+        continue; // gone or unreadable: not ours to judge
       }
+      if (content === '') this.releaseAbandoned(path);
+      else out.push({ name, ip, key: content.trim() });
     }
     return out;
+  }
+
+  private releaseAbandoned(path: string): void {
+    try {
+      unlinkSync(path);
+    } catch {
+      // left for the next one to try; the address stays taken meanwhile, as with the reference
+    }
   }
 
   /** Removes the files; a file already gone counts as released. Returns the failures. */

@@ -3,15 +3,14 @@
 // lib/ipam, where bridge runs the same code in-process when this executable is on CNI_PATH.
 // Beyond the reference: GC releases allocations of attachments the runtime no longer lists,
 // and STATUS reports code 50 when a range set has no free address.
-import { ALL_VERSIONS, cniMain } from '../../lib/cni-spec/index.ts';
-import { cmdAdd, cmdCheck, cmdDel, cmdGc, cmdStatus } from '../../lib/ipam/host-local.ts';
+import { ALL_VERSIONS, cniMain } from '../../lib/cni-spec/entry.ts';
 
 cniMain({
   about: 'CNI host-local plugin (cni-ts v0.1.0)',
   versions: ALL_VERSIONS,
-  add: cmdAdd,
-  del: cmdDel,
-  check: cmdCheck,
-  gc: cmdGc,
-  status: cmdStatus,
+  add: async (req) => (await import('../../lib/ipam/host-local.ts')).cmdAdd(req),
+  del: async (req) => (await import('../../lib/ipam/host-local.ts')).cmdDel(req),
+  check: async (req) => (await import('../../lib/ipam/host-local.ts')).cmdCheck(req),
+  gc: async (req) => (await import('../../lib/ipam/host-local.ts')).cmdGc(req),
+  status: async (req) => (await import('../../lib/ipam/host-local.ts')).cmdStatus(req),
 });

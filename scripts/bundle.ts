@@ -1,0 +1,101 @@
+// What both packaged forms share: the esbuild options, the native addons they carry, and the
+// esbuild plugin that routes every native load to the loader of the form being built.
+// scripts/build.ts makes the single-file bundles (dist/bin), scripts/build-sea.ts the SEA binary.
+import { build, type BuildOptions, type Plugin } from 'esbuild';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+export const root = resolve(import.meta.dirname, '..');
+
+const nativePaths: Record<string, string> = {
+  cni_native: join(root, 'native', 'build', 'Release', 'cni_native.node'),
+  netlink: join(root, 'node_modules', 'netlink', 'prebuilds', `linux-${process.arch}`, 'node.napi.node'),
+};
+
+export function sha256(bytes: Buffer | string): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+export interface NativeBlob {
+  readonly name: string;
+  readonly bytes: Buffer;
+  /** the first 16 hex digits of its sha256, part of its file name on disk */
+  readonly sha: string;
+}
+
+// Every executable carries every native: they are small (~150 KiB), and a plugin that could
+// fail for a missing native on some code path is worse.
+export function nativeBlobs(): NativeBlob[] {
+  return Object.entries(nativePaths).map(([name, file]) => {
+    if (!existsSync(file)) throw new Error(`native module ${name} not built: ${file} (run npm ci)`);
+    const bytes = readFileSync(file);
+    return { name, bytes, sha: sha256(bytes).slice(0, 16) };
+  });
+}
+
+/**
+ * lib/linux/natives.ts becomes `loader`, the source of a module of the form being built whose
+ * `nativeModule(name)` returns an embedded native, never a file found on disk; netlink's own
+ * `require('node-gyp-build')(dir)` is pointed at `nativeModule('netlink')`.
+ */
+export function embedNatives(loader: string): Plugin {
+  return {
+    name: 'embed-natives',
+    setup(b) {
+      const nativesModule = join(root, 'lib', 'linux', 'natives');
+      b.onResolve({ filter: /natives(\.ts)?$/ }, (args) =>
+        (args.namespace === 'cni-natives' && args.path === 'natives') || resolve(args.resolveDir, args.path).replace(/\.ts$/, '') === nativesModule
+          ? { path: 'natives', namespace: 'cni-natives' }
+          : undefined,
+      );
+      b.onResolve({ filter: /^node-gyp-build$/ }, () => ({ path: 'node-gyp-build', namespace: 'cni-natives' }));
+      b.onLoad({ filter: /.*/, namespace: 'cni-natives' }, (args) => ({
+        loader: args.path === 'node-gyp-build' ? 'js' : 'ts',
+        resolveDir: root,
+        contents:
+          args.path === 'node-gyp-build'
+            ? // netlink loads its binding when its module is first required; deferring the
+              // load to first use keeps VERSION (and any verb that never opens a socket) free of it.
+              `const { nativeModule } = require('natives');\n` + `module.exports = () => new Proxy({}, { get: (_, key) => nativeModule('netlink')[key] });`
+            : loader,
+      }));
+    },
+  };
+}
+
+/** lib/cni-spec/builtin.ts in a bundle: the CommonJS `require` of the code it is bundled into. */
+export const bundledBuiltins: Plugin = {
+  name: 'bundled-builtins',
+  setup(b) {
+    const builtinModule = join(root, 'lib', 'cni-spec', 'builtin');
+    b.onResolve({ filter: /builtin(\.ts)?$/ }, (args) =>
+      resolve(args.resolveDir, args.path).replace(/\.ts$/, '') === builtinModule ? { path: 'builtin', namespace: 'cni-builtin' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'cni-builtin' }, () => ({ loader: 'js', contents: 'export function loadBuiltin(name) { return require(name); }' }));
+  },
+};
+
+/** The esbuild options both forms use; minify whitespace and syntax, no renaming (measured). */
+export const bundleOptions = {
+  bundle: true,
+  write: false,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  minifyWhitespace: true,
+  minifySyntax: true,
+  // ASCII output: the launcher decodes the bundle as latin1, the cheapest exact decoding.
+  charset: 'ascii',
+  legalComments: 'none',
+  logLevel: 'warning',
+} as const satisfies BuildOptions;
+
+/** One entry bundled with bundleOptions; `plugins` come after bundledBuiltins. */
+export async function bundle(entry: string, o: BuildOptions = {}): Promise<string> {
+  const res = await build({ ...bundleOptions, entryPoints: [entry], ...o, plugins: [bundledBuiltins, ...(o.plugins ?? [])] });
+  const out = res.outputFiles?.[0];
+  if (!out) throw new Error(`esbuild produced no output for ${entry}`);
+  if (!/^\p{ASCII}*$/u.test(out.text)) throw new Error(`bundle of ${entry} is not ASCII`);
+  return out.text;
+}

@@ -1,0 +1,19 @@
+// The programs of the SEA multicall binary (scripts/build-sea.ts), by the name it is invoked
+// as: each entry imports the module a stand-alone executable runs, whose top level runs the
+// program. One line adds a program; scripts/sea-programs.test.ts checks that every plugin is here.
+export const PROGRAMS = {
+  bandwidth: () => import('../plugins/bandwidth/main.ts'),
+  bridge: () => import('../plugins/bridge/main.ts'),
+  'host-local': () => import('../plugins/host-local/main.ts'),
+  loopback: () => import('../plugins/loopback/main.ts'),
+  portmap: () => import('../plugins/portmap/main.ts'),
+  static: () => import('../plugins/static/main.ts'),
+} satisfies Record<string, () => Promise<unknown>>;
+
+export type ProgramName = keyof typeof PROGRAMS;
+
+export const PROGRAM_NAMES = Object.keys(PROGRAMS).sort() as ProgramName[];
+
+export function isProgramName(name: string): name is ProgramName {
+  return Object.hasOwn(PROGRAMS, name);
+}
