@@ -91,6 +91,7 @@ async function main(): Promise<void> {
   else console.warn("build-sea: no `strip` on PATH; the binary keeps node's debug symbols");
   run(process.execPath, [join(root, 'node_modules', 'postject', 'dist', 'cli.js'), tmp, SEA_RESOURCE, config.output, '--sentinel-fuse', SEA_FUSE]);
   chmodSync(tmp, 0o755);
+  mkdirSync(outDir, { recursive: true });
   renameSync(tmp, binary);
 
   // Each link replaced by a rename, like the binary: tests or a runtime using dist/sea/bin
