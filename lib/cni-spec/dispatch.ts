@@ -2,6 +2,7 @@
 // It mirrors the reference skel (https://github.com/containernetworking/cni/blob/v1.3.0/pkg/skel/skel.go;
 // https://github.com/containernetworking/cni/blob/spec-v1.1.0/SPEC.md#section-2-execution-protocol): same checks, same order, same messages and codes.
 import { readSync, writeSync } from 'node:fs';
+import { basename } from 'node:path';
 import { commonConfSchema } from './common-conf.ts';
 import { decodeConfig, parseWithSchema } from './config.ts';
 import { asCniError, CniError, ErrorCode } from './errors.ts';
@@ -13,6 +14,7 @@ import { parseResult } from './result-parse.ts';
 import { renderResult } from './result-convert.ts';
 import type { CniRequest, PluginIO, PluginSpec, Verb } from './request.ts';
 import type { Result } from './result.ts';
+import { finishTiming, startTiming, timed, timingRequested } from './timing.ts';
 import { CURRENT_VERSION, DEFAULT_VERSION } from './versions.ts';
 import { checkVersion } from './version-gate.ts';
 
@@ -80,6 +82,27 @@ async function dispatch(spec: PluginSpec, io: PluginIO): Promise<string> {
   const verb = command as Verb;
 
   const stdin = await readStdin(io);
+  const parsed = timed('config', () => parseRequest(spec, verb, env, stdin));
+  if (parsed === undefined) return '';
+  const { handler, req } = parsed;
+  // The reference checks this after ADD/DEL ran; refusing first leaves the host untouched.
+  // CHECK too (the reference does not): it would otherwise judge the host as the container.
+  if (verb !== 'GC' && verb !== 'STATUS' && !netnsOverride(env['CNI_NETNS_OVERRIDE'])) await assertForeignNetns(req.netns);
+
+  if (verb !== 'ADD') {
+    await handler(req);
+    return '';
+  }
+  return renderResult((await handler(req)) as Result, req.cniVersion);
+}
+
+/** skel's checks of the config, in its order; undefined when the verb has no handler (a successful no-op). */
+function parseRequest(
+  spec: PluginSpec,
+  verb: Verb,
+  env: Record<string, string | undefined>,
+  stdin: Buffer,
+): { handler: (req: CniRequest) => Promise<unknown>; req: CniRequest } | undefined {
   const config = decodeConfig(stdin);
   const fields = foldKeys(config, ['name', 'cniVersion', 'prevResult']);
   const name = readName(fields.name);
@@ -93,7 +116,7 @@ async function dispatch(spec: PluginSpec, io: PluginIO): Promise<string> {
   parseWithSchema(commonConfSchema(), config);
   const handler = handlerFor(spec, verb);
   // No handler for CHECK/GC/STATUS: the version gates passed, so it is a successful no-op.
-  if (handler === undefined) return '';
+  if (handler === undefined) return undefined;
 
   const prevResult = parsePrevResult(fields.prevResult, version);
   const req: CniRequest = {
@@ -110,15 +133,7 @@ async function dispatch(spec: PluginSpec, io: PluginIO): Promise<string> {
     name,
     ...(prevResult && { prevResult }),
   };
-  // The reference checks this after ADD/DEL ran; refusing first leaves the host untouched.
-  // CHECK too (the reference does not): it would otherwise judge the host as the container.
-  if (verb !== 'GC' && verb !== 'STATUS' && !netnsOverride(env['CNI_NETNS_OVERRIDE'])) await assertForeignNetns(req.netns);
-
-  if (verb !== 'ADD') {
-    await handler(req);
-    return '';
-  }
-  return renderResult((await handler(req)) as Result, version);
+  return { handler, req };
 }
 
 /**
@@ -127,6 +142,8 @@ async function dispatch(spec: PluginSpec, io: PluginIO): Promise<string> {
  * error object (pretty-printed like Go, without cniVersion), or nothing.
  */
 export async function runPlugin(spec: PluginSpec, io: PluginIO): Promise<number> {
+  // CNI_TIMING: phase times to stderr after the result (timing.ts); off, nothing is measured.
+  if (timingRequested(io.env)) startTiming();
   let out: string;
   let code = 0;
   try {
@@ -138,7 +155,15 @@ export async function runPlugin(spec: PluginSpec, io: PluginIO): Promise<number>
   try {
     if (out !== '') io.stdout(out);
   } catch {
-    return 1;
+    code = 1;
+  }
+  const timing = finishTiming(io.program ?? 'plugin', io.env['CNI_COMMAND'] || 'none');
+  if (timing !== undefined) {
+    try {
+      io.stderr(timing);
+    } catch {
+      // timing is a diagnostic: it never changes the outcome
+    }
   }
   return code;
 }
@@ -175,6 +200,7 @@ function writeFd(fd: 1 | 2, s: string): void {
 /** The plugin's entry point: wires the process in and sets process.exitCode. */
 export function cniMain(spec: PluginSpec): void {
   const io: PluginIO = {
+    program: basename(process.argv[1] ?? ''),
     env: process.env,
     readStdin: readProcessStdin,
     stdout: (s) => writeFd(1, s),

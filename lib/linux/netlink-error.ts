@@ -9,6 +9,7 @@
 //   code and syscall (e.g. sendmsg ENOBUFS);
 // - plain Error("Netlink socket is closed"), Error("Timeout has been reached"),
 //   Error("Multipart message not terminated properly").
+import { timed } from '../cni-spec/timing.ts';
 import { describeErrno, errnoByName } from './go-errno.ts';
 
 export class NetlinkError extends Error {
@@ -51,12 +52,8 @@ export function toNetlinkError(op: string, err: unknown): NetlinkError {
 }
 
 /** Awaits a netlink request, rethrowing its failure as a NetlinkError tagged with op. */
-export async function nl<T>(op: string, request: Promise<T>): Promise<T> {
-  try {
-    return await request;
-  } catch (err) {
-    throw toNetlinkError(op, err);
-  }
+export function nl<T>(op: string, request: Promise<T>): Promise<T> {
+  return timed('netlink', () => request.catch((err: unknown) => Promise.reject(toNetlinkError(op, err))));
 }
 
 function codeOf(err: unknown): unknown {
