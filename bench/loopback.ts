@@ -1,0 +1,43 @@
+// loopback ADD and DEL, ours beside the Go reference, and a bare `node -e 0`: the floor of any
+// Node process here, so what is left is our bundle's start-up and the work.
+import { join } from 'node:path';
+import { addNetns, Agent, alternate, cleanEnv, delNetns, GO_DIR, median, OURS_DIR, type Row, type SectionOptions } from './harness.ts';
+
+export async function benchLoopback(o: SectionOptions): Promise<Row[]> {
+  const node = `cnits-bench-lo-node-${o.tag}`;
+  const pod = `cnits-bench-lo-pod-${o.tag}`;
+  addNetns(node);
+  const netns = addNetns(pod);
+  const agent = new Agent(node);
+  const conf = JSON.stringify({ cniVersion: '1.0.0', name: 'bench', type: 'loopback' });
+  const env = (command: string) => cleanEnv({ CNI_COMMAND: command, CNI_CONTAINERID: 'bench', CNI_NETNS: netns, CNI_IFNAME: 'eth0', CNI_PATH: '/nonexistent' });
+  const subjects = [
+    { label: 'go', file: join(GO_DIR, 'loopback') },
+    { label: 'ours', file: join(OURS_DIR, 'loopback') },
+  ];
+  const t = new Map<string, number[]>();
+  const push = (k: string, ms: number) => t.set(k, [...(t.get(k) ?? []), ms]);
+  try {
+    for (let i = -1; i < o.runs; i++) {
+      for (const s of alternate(subjects, i)) {
+        for (const verb of ['ADD', 'DEL']) {
+          const r = await agent.must(`${s.label} loopback ${verb}`, { cmd: s.file, env: env(verb), input: conf });
+          if (s.label === 'ours') o.phases.collect(r.stderr);
+          if (i >= 0) push(`${s.label} ${verb}`, r.ms);
+        }
+      }
+      const bare = await agent.must('node -e 0', { cmd: process.execPath, args: ['-e', '0'], env: cleanEnv() });
+      if (i >= 0) push('node', bare.ms);
+    }
+  } finally {
+    agent.close();
+    delNetns(pod);
+    delNetns(node);
+  }
+  const m = (k: string) => median(t.get(k) ?? []);
+  return [
+    { section: 'loopback', name: 'ADD', ours: m('ours ADD'), go: m('go ADD'), n: o.runs },
+    { section: 'loopback', name: 'DEL', ours: m('ours DEL'), go: m('go DEL'), n: o.runs },
+    { section: 'loopback', name: '`node -e 0` (no plugin: the floor of a Node process)', ours: m('node'), n: o.runs },
+  ];
+}
