@@ -2,7 +2,7 @@
 // redirect filter, tbf on the ifb), ours beside the Go reference. Each pod is a fresh netns whose
 // veth peer sits in a throwaway node netns, made and removed outside the timing.
 import { join } from 'node:path';
-import { addNetns, Agent, alternate, cleanEnv, delNetns, GO_DIR, median, OURS_DIR, sh, type Row, type SectionOptions } from './harness.ts';
+import { addNetns, Agent, alternate, cleanEnv, delNetns, GO_DIR, mean, median, OURS_DIR, sh, type Row, type SectionOptions } from './harness.ts';
 
 function bandwidthConf(netns: string, hostVeth: string): string {
   return JSON.stringify({
@@ -26,7 +26,11 @@ export async function benchBandwidth(o: SectionOptions): Promise<Row[]> {
     { label: 'ours', file: join(OURS_DIR, 'bandwidth') },
   ];
   const t = new Map<string, number[]>();
-  const push = (k: string, ms: number) => t.set(k, [...(t.get(k) ?? []), ms]);
+  const c = new Map<string, number[]>();
+  const push = (k: string, r: { ms: number; cpuMs: number }) => {
+    t.set(k, [...(t.get(k) ?? []), r.ms]);
+    c.set(k, [...(c.get(k) ?? []), r.cpuMs]);
+  };
   let seq = 0;
   try {
     for (let i = -1; i < o.runs; i++) {
@@ -44,8 +48,8 @@ export async function benchBandwidth(o: SectionOptions): Promise<Row[]> {
           const del = await agent.must(`${s.label} bandwidth DEL`, { cmd: s.file, env: env('DEL'), input });
           if (s.label === 'ours') o.phases.collect(add.stderr + del.stderr);
           if (i >= 0) {
-            push(`${s.label} ADD`, add.ms);
-            push(`${s.label} DEL`, del.ms);
+            push(`${s.label} ADD`, add);
+            push(`${s.label} DEL`, del);
           }
         } finally {
           delNetns(pod);
@@ -57,8 +61,10 @@ export async function benchBandwidth(o: SectionOptions): Promise<Row[]> {
     delNetns(node);
   }
   const m = (k: string) => median(t.get(k) ?? []);
+  const cpu = (k: string) => mean(c.get(k) ?? []);
+  const row = (verb: string) => ({ ours: m(`ours ${verb}`), go: m(`go ${verb}`), oursCpu: cpu(`ours ${verb}`), goCpu: cpu(`go ${verb}`), n: o.runs });
   return [
-    { section: 'bandwidth', name: 'ADD (ingress + egress)', ours: m('ours ADD'), go: m('go ADD'), n: o.runs },
-    { section: 'bandwidth', name: 'DEL', ours: m('ours DEL'), go: m('go DEL'), n: o.runs },
+    { section: 'bandwidth', name: 'ADD (ingress + egress)', ...row('ADD') },
+    { section: 'bandwidth', name: 'DEL', ...row('DEL') },
   ];
 }

@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { addNetns, Agent, alternate, cleanEnv, delNetns, GO_DIR, median, OURS_DIR, type Row, type SectionOptions } from './harness.ts';
+import { addNetns, Agent, alternate, cleanEnv, delNetns, GO_DIR, mean, median, OURS_DIR, type Row, type SectionOptions } from './harness.ts';
 
 interface Subject {
   readonly label: 'go' | 'ours';
@@ -15,6 +15,8 @@ interface Subject {
   readonly conf: string;
   readonly add: number[];
   readonly del: number[];
+  readonly addCpu: number[];
+  readonly delCpu: number[];
 }
 
 function subject(label: Subject['label'], dir: string, tag: string): Subject {
@@ -30,7 +32,7 @@ function subject(label: Subject['label'], dir: string, tag: string): Subject {
     ipMasq: true,
     ipam: { type: 'host-local', dataDir, ranges: [[{ subnet: '10.250.0.0/16' }]] },
   });
-  return { label, dir, node, agent: new Agent(node), dataDir, conf, add: [], del: [] };
+  return { label, dir, node, agent: new Agent(node), dataDir, conf, add: [], del: [], addCpu: [], delCpu: [] };
 }
 
 export async function benchBridge(o: SectionOptions): Promise<Row[]> {
@@ -51,6 +53,8 @@ export async function benchBridge(o: SectionOptions): Promise<Row[]> {
           if (i >= 0) {
             s.add.push(add.ms);
             s.del.push(del.ms);
+            s.addCpu.push(add.cpuMs);
+            s.delCpu.push(del.cpuMs);
           }
         } finally {
           delNetns(pod);
@@ -66,7 +70,7 @@ export async function benchBridge(o: SectionOptions): Promise<Row[]> {
   }
   const [go, ours] = subjects as [Subject, Subject];
   return [
-    { section: 'bridge + host-local', name: 'ADD', ours: median(ours.add), go: median(go.add), n: o.runs },
-    { section: 'bridge + host-local', name: 'DEL', ours: median(ours.del), go: median(go.del), n: o.runs },
+    { section: 'bridge + host-local', name: 'ADD', ours: median(ours.add), go: median(go.add), oursCpu: mean(ours.addCpu), goCpu: mean(go.addCpu), n: o.runs },
+    { section: 'bridge + host-local', name: 'DEL', ours: median(ours.del), go: median(go.del), oursCpu: mean(ours.delCpu), goCpu: mean(go.delCpu), n: o.runs },
   ];
 }

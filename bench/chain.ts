@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cniRunInvocation, type Invocation } from './cni-run.ts';
-import { addNetns, Agent, alternate, CNITOOL, cleanEnv, delNetns, GO_DIR, median, OURS_DIR, ROOT, type Row, type SectionOptions } from './harness.ts';
+import { addNetns, Agent, alternate, CNITOOL, cleanEnv, delNetns, GO_DIR, mean, median, OURS_DIR, ROOT, type Row, type SectionOptions } from './harness.ts';
 
 type Verb = 'add' | 'check' | 'del';
 const VERBS: readonly Verb[] = ['add', 'check', 'del'];
@@ -84,6 +84,8 @@ const push = (m: Samples, key: string, ms: number) => m.set(key, [...(m.get(key)
 interface Ctx {
   readonly o: SectionOptions;
   readonly samples: Samples;
+  /** CPU time of the same runs, by the same keys */
+  readonly cpu: Samples;
   readonly goCheckFailure: { text?: string };
   seq: number;
 }
@@ -111,6 +113,7 @@ async function cycle(ctx: Ctx, { rt, impl, verbs }: Subject, key: (verb: Verb) =
         else throw new Error(`${rt.label} ${verb} over ${impl.label} failed: ${r.stdout} ${r.stderr}`);
       }
       push(ctx.samples, key(verb), r.ms);
+      push(ctx.cpu, key(verb), r.cpuMs);
     }
   } finally {
     delNetns(pod);
@@ -136,7 +139,7 @@ export async function benchChain(o: SectionOptions): Promise<Row[]> {
   const cniRun = await cniRunInvocation();
   const runtimes: Runtime[] = [cnitool, { label: 'cni-run', invoke: (verb, impl, netns, caps) => cniRun(verb, { ...impl, netns, caps }) }];
   const impls: Impl[] = [];
-  const ctx: Ctx = { o, samples: new Map(), goCheckFailure: {}, seq: 0 };
+  const ctx: Ctx = { o, samples: new Map(), cpu: new Map(), goCheckFailure: {}, seq: 0 };
   try {
     // One node per implementation and number of pods already attached, so that every round
     // measures all of them: ADD with 100 pods is compared with ADD with none under the same load.
@@ -158,6 +161,8 @@ export async function benchChain(o: SectionOptions): Promise<Row[]> {
 
 function rows(ctx: Ctx, runtimes: readonly Runtime[]): Row[] {
   const m = (key: string) => median(ctx.samples.get(key) ?? []);
+  // `key` with {} for the implementation
+  const cpu = (key: string) => ({ oursCpu: mean(ctx.cpu.get(key.replace('{}', 'ours')) ?? []), goCpu: mean(ctx.cpu.get(key.replace('{}', 'go')) ?? []) });
   const n = ctx.samples.get('cnitool ours add @0')?.length ?? 0;
   const out: Row[] = [];
   for (const rt of runtimes) {
@@ -168,6 +173,7 @@ function rows(ctx: Ctx, runtimes: readonly Runtime[]): Row[] {
         name: `${verb.toUpperCase()} via ${rt.label}`,
         ours: m(`${rt.label} ours ${verb} @0`),
         go: m(`${rt.label} go ${verb} @0`),
+        ...cpu(`${rt.label} {} ${verb} @0`),
         n,
         ...(note && { note }),
       });
@@ -180,6 +186,7 @@ function rows(ctx: Ctx, runtimes: readonly Runtime[]): Row[] {
         name: `${verb.toUpperCase()} via cnitool, ${level} pods attached`,
         ours: m(`cnitool ours ${verb} @${level}`),
         go: m(`cnitool go ${verb} @${level}`),
+        ...cpu(`cnitool {} ${verb} @${level}`),
         n,
       });
     }

@@ -50,6 +50,8 @@ export interface RunRequest {
 
 export interface RunResult {
   readonly ms: number;
+  /** CPU time (user + sys) of the program and its children, in 10 ms steps: average many */
+  readonly cpuMs: number;
   readonly status: number | null;
   readonly stdout: string;
   readonly stderr: string;
@@ -92,6 +94,10 @@ export class Agent {
     this.#rl.close();
     this.#child.stdin.end();
   }
+}
+
+export function mean(xs: readonly number[]): number {
+  return xs.length === 0 ? Number.NaN : xs.reduce((a, b) => a + b, 0) / xs.length;
 }
 
 export function median(xs: readonly number[]): number {
@@ -137,6 +143,9 @@ export interface Row {
   readonly go?: number;
   /** samples behind each median */
   readonly n: number;
+  /** mean CPU time (user + sys) of the program and its children, ms */
+  readonly oursCpu?: number;
+  readonly goCpu?: number;
   /** 'ms' unless said */
   readonly unit?: 'ms' | 'µs' | '×';
   readonly note?: string;

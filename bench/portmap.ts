@@ -4,7 +4,21 @@
 // TCP connection through a hostPort with 0 and with 100 containers mapped.
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { addNetns, Agent, alternate, cleanEnv, delNetns, GO_DIR, median, OURS_DIR, sh, type Row, type SectionOptions } from './harness.ts';
+import {
+  addNetns,
+  Agent,
+  alternate,
+  cleanEnv,
+  delNetns,
+  GO_DIR,
+  mean,
+  median,
+  OURS_DIR,
+  sh,
+  type Row,
+  type RunResult,
+  type SectionOptions,
+} from './harness.ts';
 
 interface Subject {
   readonly label: string;
@@ -42,11 +56,11 @@ function conf(s: Subject, i: number): string {
 }
 
 /** One timed run of container i's ADD or DEL on the agent's node. */
-async function time(agent: Agent, s: Subject, { command, i, o }: { command: 'ADD' | 'DEL'; i: number; o: SectionOptions }): Promise<number> {
+async function time(agent: Agent, s: Subject, { command, i, o }: { command: 'ADD' | 'DEL'; i: number; o: SectionOptions }): Promise<RunResult> {
   const env = cleanEnv({ CNI_COMMAND: command, CNI_CONTAINERID: `bench-${i}`, CNI_NETNS: '/run/netns/x', CNI_IFNAME: 'eth0', CNI_PATH: GO_DIR });
   const r = await agent.must(`${s.label} portmap ${command}`, { cmd: s.bin, env, input: conf(s, i) });
   if (s.label !== 'go') o.phases.collect(r.stderr);
-  return r.ms;
+  return r;
 }
 
 interface Case {
@@ -54,8 +68,8 @@ interface Case {
   readonly preload: number;
   readonly node: string;
   readonly agent: Agent;
-  readonly add: number[];
-  readonly del: number[];
+  readonly add: RunResult[];
+  readonly del: RunResult[];
 }
 
 async function measureAddDel(o: SectionOptions): Promise<Case[]> {
@@ -161,8 +175,19 @@ export async function benchPortmap(o: SectionOptions): Promise<Row[]> {
       const ours = at(label, preload);
       const go = at('go', preload);
       const where = preload === 0 ? '' : `, ${preload} mapped`;
-      rows.push({ section: 'portmap', name: `ADD ${backend}${where}`, ours: median(ours.add), go: median(go.add), n: o.runs });
-      rows.push({ section: 'portmap', name: `DEL ${backend}${where}`, ours: median(ours.del), go: median(go.del), n: o.runs });
+      for (const verb of ['add', 'del'] as const) {
+        const ms = (c: Case) => median(c[verb].map((r) => r.ms));
+        const cpu = (c: Case) => mean(c[verb].map((r) => r.cpuMs));
+        rows.push({
+          section: 'portmap',
+          name: `${verb.toUpperCase()} ${backend}${where}`,
+          ours: ms(ours),
+          go: ms(go),
+          oursCpu: cpu(ours),
+          goCpu: cpu(go),
+          n: o.runs,
+        });
+      }
     }
   }
   if (o.quick) return rows;

@@ -70,16 +70,20 @@ function table(header: readonly string[], body: readonly (readonly string[])[], 
   return [line(header), rule, ...body.map(line)].join('\n');
 }
 
+/** Wall time (medians) with its ratio, then CPU time (means, the tree of processes: less moved by the machine's load). */
 export function rowsTable(rows: readonly Row[]): string {
+  const cpu = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '' : x.toFixed(0));
   const body = rows.map((r) => [
     r.section,
     r.name,
     num(r.go, r.unit),
     num(r.ours, r.unit),
     r.go && r.unit !== '×' ? `${(r.ours / r.go).toFixed(2)}` : '',
+    cpu(r.goCpu),
+    cpu(r.oursCpu),
     r.note ?? '',
   ]);
-  return table(['', 'median ms (n runs each)', 'Go', 'ours', 'ours/Go', 'note'], body, new Set([2, 3, 4]));
+  return table(['', 'wall ms, median', 'Go', 'ours', 'ours/Go', 'CPU ms Go', 'CPU ms ours', 'note'], body, new Set([2, 3, 4, 5, 6]));
 }
 
 export function targetsTable(ts: readonly Target[]): string {
