@@ -111,12 +111,12 @@ export function median(xs: readonly number[]): number {
 export class PhaseLog {
   readonly #lines = new Map<string, Map<string, number[]>>();
 
-  /** Takes every cni-timing line out of a program's stderr. */
-  collect(stderr: string): void {
+  /** Takes every cni-timing line out of a program's stderr; `suffix` tells cases apart (" @100"). */
+  collect(stderr: string, suffix = ''): void {
     for (const line of stderr.split('\n')) {
       const t = parseTiming(line);
       if (!t) continue;
-      const key = `${t.plugin} ${t.verb}`;
+      const key = `${t.plugin} ${t.verb}${suffix}`;
       let fields = this.#lines.get(key);
       if (!fields) this.#lines.set(key, (fields = new Map<string, number[]>()));
       for (const [k, v] of Object.entries(t.ms)) fields.set(k, [...(fields.get(k) ?? []), v]);
