@@ -46,7 +46,7 @@ export async function benchBandwidth(o: SectionOptions): Promise<Row[]> {
           const input = bandwidthConf(netns, hostVeth);
           const add = await agent.must(`${s.label} bandwidth ADD`, { cmd: s.file, env: env('ADD'), input });
           const del = await agent.must(`${s.label} bandwidth DEL`, { cmd: s.file, env: env('DEL'), input });
-          if (s.label === 'ours') o.phases.collect(add.stderr + del.stderr);
+          if (s.label === 'ours' && i >= 0) o.phases.collect(add.stderr + del.stderr, ' (alone)');
           if (i >= 0) {
             push(`${s.label} ADD`, add);
             push(`${s.label} DEL`, del);

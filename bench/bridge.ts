@@ -49,7 +49,7 @@ export async function benchBridge(o: SectionOptions): Promise<Row[]> {
           const run = { cmd: join(s.dir, 'bridge'), input: s.conf };
           const add = await s.agent.must(`${s.label} bridge ADD`, { ...run, env: env('ADD') });
           const del = await s.agent.must(`${s.label} bridge DEL`, { ...run, env: env('DEL') });
-          if (s.label === 'ours') o.phases.collect(add.stderr + del.stderr);
+          if (s.label === 'ours' && i >= 0) o.phases.collect(add.stderr + del.stderr, ' (alone)');
           if (i >= 0) {
             s.add.push(add.ms);
             s.del.push(del.ms);

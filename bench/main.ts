@@ -39,7 +39,7 @@ const { values } = parseArgs({
   },
 });
 const quick = values.quick === true;
-const runs = Number(values.runs ?? (quick ? 8 : 20));
+const runs = Number(values.runs ?? (quick ? 5 : 15));
 const only = values.only?.split(',') ?? Object.keys(SECTIONS);
 for (const s of only) if (!(s in SECTIONS)) throw new Error(`unknown section ${s} (known: ${Object.keys(SECTIONS).join(', ')})`);
 

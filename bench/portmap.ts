@@ -56,10 +56,14 @@ function conf(s: Subject, i: number): string {
 }
 
 /** One timed run of container i's ADD or DEL on the agent's node. */
-async function time(agent: Agent, s: Subject, { command, i, o }: { command: 'ADD' | 'DEL'; i: number; o: SectionOptions }): Promise<RunResult> {
+async function time(
+  agent: Agent,
+  s: Subject,
+  { command, i, o, phases }: { command: 'ADD' | 'DEL'; i: number; o: SectionOptions; phases?: string },
+): Promise<RunResult> {
   const env = cleanEnv({ CNI_COMMAND: command, CNI_CONTAINERID: `bench-${i}`, CNI_NETNS: '/run/netns/x', CNI_IFNAME: 'eth0', CNI_PATH: GO_DIR });
   const r = await agent.must(`${s.label} portmap ${command}`, { cmd: s.bin, env, input: conf(s, i) });
-  if (s.label !== 'go') o.phases.collect(r.stderr);
+  if (phases !== undefined && s.label !== 'go') o.phases.collect(r.stderr, phases);
   return r;
 }
 
@@ -88,8 +92,9 @@ async function measureAddDel(o: SectionOptions): Promise<Case[]> {
     }
     for (let round = 0; round < o.runs; round++) {
       for (const c of alternate(cases, round)) {
-        c.add.push(await time(c.agent, c.s, { command: 'ADD', i: 1 + round, o }));
-        c.del.push(await time(c.agent, c.s, { command: 'DEL', i: 1 + round, o }));
+        const phases = ` (alone, tcp + udp, ${c.s.backend}${c.preload ? `, ${c.preload} mapped` : ''})`;
+        c.add.push(await time(c.agent, c.s, { command: 'ADD', i: 1 + round, o, phases }));
+        c.del.push(await time(c.agent, c.s, { command: 'DEL', i: 1 + round, o, phases }));
       }
     }
   } finally {
@@ -191,13 +196,9 @@ export async function benchPortmap(o: SectionOptions): Promise<Row[]> {
     }
   }
   if (o.quick) return rows;
-  // Per subject three setups per case, 0 and 100 alternating; the median of their medians.
+  // Per subject one setup with none and one with 100 mapped (each the median of 400 connects).
   const connect = new Map<string, number>();
-  for (const s of SUBJECTS) {
-    const by: Record<number, number[]> = { 0: [], 100: [] };
-    for (let rep = 0; rep < 3; rep++) for (const preload of rep % 2 === 0 ? [0, 100] : [100, 0]) by[preload]?.push(await measureConnect(s, preload, o));
-    for (const preload of [0, 100]) connect.set(`${s.label}@${preload}`, median(by[preload] ?? []));
-  }
+  for (const s of SUBJECTS) for (const preload of [0, 100]) connect.set(`${s.label}@${preload}`, await measureConnect(s, preload, o));
   for (const [backend, label] of [
     ['iptables', 'ours'],
     ['nftables (ours) vs iptables (Go)', 'ours-nft'],
@@ -209,7 +210,7 @@ export async function benchPortmap(o: SectionOptions): Promise<Row[]> {
         name: `TCP connect via hostPort, ${backend}, ${preload} mapped`,
         ours,
         go: connect.get(`go@${preload}`) ?? Number.NaN,
-        n: 3,
+        n: 400,
         unit: 'µs',
       });
     }
