@@ -120,7 +120,11 @@ async function cycle(ctx: Ctx, { rt, impl, verbs }: Subject, key: (verb: Verb) =
   }
 }
 
-const firstLine = (s: string) => s.trim().split('\n')[0]?.slice(0, 160) ?? '';
+const firstLine = (s: string) => {
+  const line = s.trim().split('\n')[0] ?? '';
+  // The known one, without its chain's hash: the note is a table cell.
+  return /could not check ipv6 dnat/.test(line) ? 'portmap v1.1.1 wants ip6tables rules of an IPv4 pod; timed to that failure' : line.slice(0, 160);
+};
 
 /** Attaches pods until `count` are there, each with its own hostPort (not timed). */
 async function preload(ctx: Ctx, impl: Impl, count: number): Promise<void> {
