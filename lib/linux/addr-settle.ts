@@ -16,7 +16,7 @@ export interface AddrState {
 }
 
 export async function listIpv6AddrStates(ns: Netns, index: number): Promise<AddrState[]> {
-  const msgs = await nl('RTM_GETADDR', ns.rtnl.getAddresses({ family: AF_INET6 }));
+  const msgs = await nl('RTM_GETADDR', () => ns.rtnl.getAddresses({ family: AF_INET6 }));
   return msgs
     .filter((m) => m.data.index === index && (m.attrs.address ?? m.attrs.local))
     .map((m) => {

@@ -16,7 +16,8 @@ import {
   IPCTNL_MSG_CT_NEW,
   NETLINK_NETFILTER,
 } from './conntrack-codec.ts';
-import { nl, toNetlinkError } from './netlink-error.ts';
+import { timed } from '../cni-spec/timing.ts';
+import { isNetlinkError, nl } from './netlink-error.ts';
 
 const NLM_F_DUMP = 0x300;
 
@@ -26,7 +27,8 @@ const NLM_F_DUMP = 0x300;
  */
 export async function deleteConntrackByDstPort(families: readonly (4 | 6)[], protocol: number, ports: ReadonlySet<number>): Promise<number> {
   if (ports.size === 0 || families.length === 0) return 0;
-  const sock: NetlinkSocket = createNetlink(NETLINK_NETFILTER);
+  // Its first use in a process loads the netlink binding: netlink time too.
+  const sock: NetlinkSocket = timed('netlink', () => createNetlink(NETLINK_NETFILTER));
   sock.on('error', () => {});
   try {
     let deleted = 0;
@@ -38,7 +40,7 @@ export async function deleteConntrackByDstPort(families: readonly (4 | 6)[], pro
 }
 
 async function deleteInFamily(sock: NetlinkSocket, af: number, protocol: number, ports: ReadonlySet<number>): Promise<number> {
-  const [msgs] = await nl('IPCTNL_MSG_CT_GET', sock.request(ctMsgType(IPCTNL_MSG_CT_GET), encodeCtDumpRequest(af), { flags: NLM_F_DUMP }));
+  const [msgs] = await nl('IPCTNL_MSG_CT_GET', () => sock.request(ctMsgType(IPCTNL_MSG_CT_GET), encodeCtDumpRequest(af), { flags: NLM_F_DUMP }));
   const doomed = msgs
     .filter((m) => m.type === ctMsgType(IPCTNL_MSG_CT_NEW))
     .map((m) => decodeCtEntry(Buffer.from(m.data)))
@@ -46,12 +48,11 @@ async function deleteInFamily(sock: NetlinkSocket, af: number, protocol: number,
   let deleted = 0;
   for (const e of doomed) {
     try {
-      await sock.request(ctMsgType(IPCTNL_MSG_CT_DELETE), encodeCtDelete(e!));
+      await nl('IPCTNL_MSG_CT_DELETE', () => sock.request(ctMsgType(IPCTNL_MSG_CT_DELETE), encodeCtDelete(e!)));
       deleted++;
     } catch (err) {
       // Expired between the dump and the delete: what we wanted.
-      const ne = toNetlinkError('IPCTNL_MSG_CT_DELETE', err);
-      if (ne.code !== 'ENOENT') throw ne;
+      if (!isNetlinkError(err, 'ENOENT')) throw err;
     }
   }
   return deleted;

@@ -4,6 +4,7 @@
 import { createNetlink, type NetlinkSocket } from 'netlink/dist/netlink.js';
 import { encodeNfgenmsg, NETLINK_NETFILTER } from '../conntrack-codec.ts';
 import { attrString, encodeAttrs } from '../nl-codec.ts';
+import { timed } from '../../cni-spec/timing.ts';
 import { nl, isNetlinkError } from '../netlink-error.ts';
 
 const NFNL_SUBSYS_NFTABLES = 10;
@@ -26,13 +27,13 @@ export function encodeGetTable(family: NftFamily, name: string): Buffer {
 export async function nftTableExists(family: NftFamily, name: string): Promise<boolean | 'unknown'> {
   let sock: NetlinkSocket;
   try {
-    sock = createNetlink(NETLINK_NETFILTER);
+    sock = timed('netlink', () => createNetlink(NETLINK_NETFILTER));
   } catch {
     return 'unknown';
   }
   sock.on('error', () => {});
   try {
-    await nl('NFT_MSG_GETTABLE', sock.request((NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_GETTABLE, encodeGetTable(family, name)));
+    await nl('NFT_MSG_GETTABLE', () => sock.request((NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_GETTABLE, encodeGetTable(family, name)));
     return true;
   } catch (err) {
     return isNetlinkError(err, 'ENOENT') ? false : 'unknown';
