@@ -3,6 +3,7 @@
 // is `protocol` to one of `ports`, delete each by that tuple (what the reference's netlink
 // library does for portmap). netlink@0.3.0 has no netfilter module, but its generic socket
 // (createNetlink) speaks any protocol; the messages come from conntrack-codec.ts.
+import { readFileSync } from 'node:fs';
 import { createNetlink, type NetlinkSocket } from 'netlink/dist/netlink.js';
 import {
   AF_INET,
@@ -27,6 +28,7 @@ const NLM_F_DUMP = 0x300;
  */
 export async function deleteConntrackByDstPort(families: readonly (4 | 6)[], protocol: number, ports: ReadonlySet<number>): Promise<number> {
   if (ports.size === 0 || families.length === 0) return 0;
+  if (conntrackCount() === 0) return 0;
   // Its first use in a process loads the netlink binding: netlink time too.
   const sock: NetlinkSocket = timed('netlink', () => createNetlink(NETLINK_NETFILTER));
   sock.on('error', () => {});
@@ -36,6 +38,20 @@ export async function deleteConntrackByDstPort(families: readonly (4 | 6)[], pro
     return deleted;
   } finally {
     sock.close();
+  }
+}
+
+/**
+ * How many conntrack entries this netns holds (nf_conntrack_count is per netns), or undefined
+ * when the kernel does not say (nf_conntrack not loaded). A dump walks the whole hash table,
+ * shared by every netns (262144 buckets here: 10–30 ms per family), even when this netns has
+ * no entry at all; then there is nothing to delete and no reason to walk it.
+ */
+function conntrackCount(): number | undefined {
+  try {
+    return Number.parseInt(readFileSync('/proc/sys/net/netfilter/nf_conntrack_count', 'latin1'), 10);
+  } catch {
+    return undefined;
   }
 }
 
