@@ -68,31 +68,12 @@ async function setupL2({ conf, d, pod }: Add, pair: VethPair): Promise<L3 | unde
 }
 
 async function setupL3(a: Add, ipamType: string, bridge: LinkInfo, pair: VethPair): Promise<L3> {
-  const { req, conf, d, undo } = a;
+  const { req, conf, d, host, pod, undo } = a;
   const ipam = await d.ipam.add(ipamType, req);
   undo.push('IPAM allocation', () => d.ipam.del(ipamType, req));
   if (!ipam.ips || ipam.ips.length === 0) throw new Error('IPAM plugin returned missing IP config');
   const plan = planGateways(ipam.ips, ipam.routes ?? [], conf);
   const l3: L3 = { ips: plan.ips, routes: plan.routes, dns: ipam.dns };
-  // The masquerade rules need only the addresses: iptables-restore (or nft) and its commit's
-  // wait run while the container side is configured, not after it. Both finish before this
-  // returns or unwinds (the teardown must not race the setup); the earlier step's error wins.
-  const masqDone = setupMasq(a, plan.ips);
-  const [container, masq] = await Promise.allSettled([configureL3(a, { bridge, pair, plan, l3 }), masqDone]);
-  if (container.status === 'rejected') throw container.reason;
-  if (masq.status === 'rejected') throw masq.reason;
-  return l3;
-}
-
-interface L3Target {
-  readonly bridge: LinkInfo;
-  readonly pair: VethPair;
-  readonly plan: ReturnType<typeof planGateways>;
-  readonly l3: L3;
-}
-
-/** Addresses and routes in the container, then the gateway addresses on the bridge (or its VLAN interface). */
-async function configureL3({ req, conf, d, host, pod }: Add, { bridge, pair, plan, l3 }: L3Target): Promise<void> {
   const draft = assembleResult({
     cniVersion: req.cniVersion,
     bridge: { name: bridge.name },
@@ -107,13 +88,12 @@ async function configureL3({ req, conf, d, host, pod }: Add, { bridge, pair, pla
     if (target !== bridge) l3.vlanGateway = { name: target.name, mac: target.mac };
     await d.kernel.setupGateways(host, target, { before: target.mac, gateways: plan.gateways, forceAddress: conf.forceAddress });
   }
-}
-
-async function setupMasq({ req, conf, d, masq, undo }: Add, ips: Result['ips']): Promise<void> {
-  if (!masq) return;
-  const t = { network: conf.network, containerId: req.containerId, ifname: req.ifname, ips: (ips ?? []).map((ip) => ip.address) };
-  undo.push('ipMasq rules', () => d.netfilter.teardownIpMasq(t));
-  await d.netfilter.setupIpMasq(masq, t);
+  if (a.masq) {
+    const t = { network: conf.network, containerId: req.containerId, ifname: req.ifname, ips: plan.ips.map((ip) => ip.address) };
+    undo.push('ipMasq rules', () => d.netfilter.teardownIpMasq(t));
+    await d.netfilter.setupIpMasq(a.masq, t);
+  }
+  return l3;
 }
 
 /** MACs of the bridge and the host veth are read again: both can change while ports join. */
