@@ -26,11 +26,14 @@ interface Subject {
   readonly backend: 'iptables' | 'nftables';
 }
 
-const SUBJECTS: readonly Subject[] = [
-  { label: 'go', bin: join(GO_DIR, 'portmap'), backend: 'iptables' },
-  { label: 'ours', bin: join(OURS_DIR, 'portmap'), backend: 'iptables' },
-  { label: 'ours-nft', bin: join(OURS_DIR, 'portmap'), backend: 'nftables' },
-];
+/** Built when the section runs: the reference directory may be set from the command line. */
+function subjects(): readonly Subject[] {
+  return [
+    { label: 'go', bin: join(GO_DIR, 'portmap'), backend: 'iptables' },
+    { label: 'ours', bin: join(OURS_DIR, 'portmap'), backend: 'iptables' },
+    { label: 'ours-nft', bin: join(OURS_DIR, 'portmap'), backend: 'nftables' },
+  ];
+}
 
 /** Container i's address in 10.200.0.0/16 and its own host port. */
 const ipOf = (i: number) => `10.200.${Math.floor(i / 250)}.${(i % 250) + 2}`;
@@ -79,7 +82,7 @@ interface Case {
 async function measureAddDel(o: SectionOptions): Promise<Case[]> {
   const cases: Case[] = [];
   try {
-    for (const [k, s] of SUBJECTS.entries()) {
+    for (const [k, s] of subjects().entries()) {
       for (const preload of [0, 100]) {
         const node = `cnits-bench-pm-${o.tag}-${k}-${preload}`;
         addNetns(node);
@@ -198,7 +201,7 @@ export async function benchPortmap(o: SectionOptions): Promise<Row[]> {
   if (o.quick) return rows;
   // Per subject one setup with none and one with 100 mapped (each the median of 400 connects).
   const connect = new Map<string, number>();
-  for (const s of SUBJECTS) for (const preload of [0, 100]) connect.set(`${s.label}@${preload}`, await measureConnect(s, preload, o));
+  for (const s of subjects()) for (const preload of [0, 100]) connect.set(`${s.label}@${preload}`, await measureConnect(s, preload, o));
   for (const [backend, label] of [
     ['iptables', 'ours'],
     ['nftables (ours) vs iptables (Go)', 'ours-nft'],
