@@ -1,19 +1,24 @@
-// Benchmark: portmap ADD and DEL, ours (dist/bin, iptables and nftables backends) beside
-// Debian's Go portmap v1.1.1 (/usr/lib/cni, iptables only), in one run, rounds interleaved with
-// alternating order; then the same with 100 containers already mapped; then the time to set
-// up a TCP connection through a hostPort with 0 and with 100 containers mapped. Everything
-// happens in throwaway netns; clean environment (no NODE_OPTIONS).
-//
-//   node --import tsx bench/portmap.ts [--runs 20]
+// portmap ADD and DEL (1 tcp + 1 udp mapping, IPv4): ours with the iptables and the nftables
+// backend beside Debian's Go portmap v1.1.1 (iptables only), with none and with 100 containers
+// already mapped, each case in its own node netns; then (not with --quick) the time to set up a
+// TCP connection through a hostPort with 0 and with 100 containers mapped.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { median, timeRun } from './measure.ts';
-
-const runs = Math.max(10, Number(process.argv[process.argv.indexOf('--runs') + 1]) || 20);
-const root = resolve(import.meta.dirname, '..');
-const tag = `${process.pid}`;
-const ENV = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' };
+import { join } from 'node:path';
+import {
+  addNetns,
+  Agent,
+  alternate,
+  cleanEnv,
+  delNetns,
+  GO_DIR,
+  mean,
+  median,
+  OURS_DIR,
+  sh,
+  type Row,
+  type RunResult,
+  type SectionOptions,
+} from './harness.ts';
 
 interface Subject {
   readonly label: string;
@@ -21,18 +26,13 @@ interface Subject {
   readonly backend: 'iptables' | 'nftables';
 }
 
-const ours = join(root, 'dist', 'bin', 'portmap');
-if (!existsSync(ours)) throw new Error('build first: npm run build (dist/bin/portmap)');
-const subjects: Subject[] = [
-  { label: 'ours iptables', bin: ours, backend: 'iptables' },
-  { label: 'ours nftables', bin: ours, backend: 'nftables' },
-];
-if (existsSync('/usr/lib/cni/portmap')) subjects.unshift({ label: 'go v1.1.1 iptables', bin: '/usr/lib/cni/portmap', backend: 'iptables' });
-
-function sh(cmd: string, args: string[]): string {
-  const r = spawnSync(cmd, args, { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')}: ${r.stderr}`);
-  return r.stdout;
+/** Built when the section runs: the reference directory may be set from the command line. */
+function subjects(): readonly Subject[] {
+  return [
+    { label: 'go', bin: join(GO_DIR, 'portmap'), backend: 'iptables' },
+    { label: 'ours', bin: join(OURS_DIR, 'portmap'), backend: 'iptables' },
+    { label: 'ours-nft', bin: join(OURS_DIR, 'portmap'), backend: 'nftables' },
+  ];
 }
 
 /** Container i's address in 10.200.0.0/16 and its own host port. */
@@ -58,41 +58,55 @@ function conf(s: Subject, i: number): string {
   });
 }
 
-function time(node: string, s: Subject, command: 'ADD' | 'DEL', i: number): number {
-  const env = { ...ENV, CNI_COMMAND: command, CNI_CONTAINERID: `bench-${i}`, CNI_NETNS: '/run/netns/x', CNI_IFNAME: 'eth0', CNI_PATH: '/usr/lib/cni' };
-  return timeRun({ what: `${s.label} ${command}`, cmd: 'ip', args: ['netns', 'exec', node, s.bin], env, input: conf(s, i) });
+/** One timed run of container i's ADD or DEL on the agent's node. */
+async function time(
+  agent: Agent,
+  s: Subject,
+  { command, i, o, phases }: { command: 'ADD' | 'DEL'; i: number; o: SectionOptions; phases?: string },
+): Promise<RunResult> {
+  const env = cleanEnv({ CNI_COMMAND: command, CNI_CONTAINERID: `bench-${i}`, CNI_NETNS: '/run/netns/x', CNI_IFNAME: 'eth0', CNI_PATH: GO_DIR });
+  const r = await agent.must(`${s.label} portmap ${command}`, { cmd: s.bin, env, input: conf(s, i) });
+  if (phases !== undefined && s.label !== 'go') o.phases.collect(r.stderr, phases);
+  return r;
 }
 
-type Timings = { add: number[]; del: number[] };
+interface Case {
+  readonly s: Subject;
+  readonly preload: number;
+  readonly node: string;
+  readonly agent: Agent;
+  readonly add: RunResult[];
+  readonly del: RunResult[];
+}
 
-/**
- * One netns per subject and preload (0 or 100 containers mapped first), so no two share
- * rules; every round times each of them once, order alternating, so load changes on the
- * machine hit all alike.
- */
-function measureAddDel(preloads: readonly number[]): Map<string, Timings> {
-  const cases = subjects.flatMap((s) =>
-    preloads.map((preload, k) => ({ s, preload, node: `cnits-bench-pm-${tag}-${subjects.indexOf(s)}-${k}`, key: `${s.label}@${preload}` })),
-  );
-  const out = new Map(cases.map((c) => [c.key, { add: [] as number[], del: [] as number[] }]));
+async function measureAddDel(o: SectionOptions): Promise<Case[]> {
+  const cases: Case[] = [];
   try {
-    for (const c of cases) {
-      sh('ip', ['netns', 'add', c.node]);
-      for (let i = 0; i < c.preload; i++) time(c.node, c.s, 'ADD', 1000 + i);
-      time(c.node, c.s, 'ADD', 0); // warm-up: shared chains exist, caches warm
-      time(c.node, c.s, 'DEL', 0);
+    for (const [k, s] of subjects().entries()) {
+      for (const preload of [0, 100]) {
+        const node = `cnits-bench-pm-${o.tag}-${k}-${preload}`;
+        addNetns(node);
+        const c: Case = { s, preload, node, agent: new Agent(node), add: [], del: [] };
+        cases.push(c);
+        for (let i = 0; i < preload; i++) await time(c.agent, s, { command: 'ADD', i: 1000 + i, o });
+        await time(c.agent, s, { command: 'ADD', i: 0, o }); // warm-up: shared chains exist, caches warm
+        await time(c.agent, s, { command: 'DEL', i: 0, o });
+      }
     }
-    for (let round = 0; round < runs; round++) {
-      for (const c of round % 2 === 0 ? cases : [...cases].reverse()) {
-        const m = out.get(c.key)!;
-        m.add.push(time(c.node, c.s, 'ADD', 1 + round));
-        m.del.push(time(c.node, c.s, 'DEL', 1 + round));
+    for (let round = 0; round < o.runs; round++) {
+      for (const c of alternate(cases, round)) {
+        const phases = ` (alone, tcp + udp, ${c.s.backend}${c.preload ? `, ${c.preload} mapped` : ''})`;
+        c.add.push(await time(c.agent, c.s, { command: 'ADD', i: 1 + round, o, phases }));
+        c.del.push(await time(c.agent, c.s, { command: 'DEL', i: 1 + round, o, phases }));
       }
     }
   } finally {
-    for (const c of cases) spawnSync('ip', ['netns', 'del', c.node]);
+    for (const c of cases) {
+      c.agent.close();
+      delNetns(c.node);
+    }
   }
-  return out;
+  return cases;
 }
 
 // A client that opens `n` TCP connections one after the other and prints the median connect time (µs).
@@ -103,15 +117,15 @@ const xs = []; const one = () => new Promise((ok, ko) => { const t0 = process.hr
 (async () => { for (let i = 0; i < n; i++) await one(); xs.sort((a, b) => a - b); process.stdout.write(String(xs[xs.length >> 1])); })();
 `;
 const SERVER = `require('net').createServer((c) => c.destroy()).listen(80, () => process.stdout.write('ready'));`;
+const ENV = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' };
 
 /** Median connect time from a client netns to the node's address:hostPort, DNATed to a pod, after `preload` other containers. */
-function measureConnect(s: Subject, preload: number): number {
-  const node = `cnits-bench-pmc-${tag}`;
-  const pod = `cnits-bench-pmp-${tag}`;
-  const client = `cnits-bench-pmx-${tag}`;
+async function measureConnect(s: Subject, preload: number, o: SectionOptions): Promise<number> {
+  const [node, pod, client] = ['pmc', 'pmp', 'pmx'].map((x) => `cnits-bench-${x}-${o.tag}`) as [string, string, string];
   const server: { kill: () => void } = { kill: () => {} };
+  let agent: Agent | undefined;
   try {
-    for (const ns of [node, pod, client]) sh('ip', ['netns', 'add', ns]);
+    for (const ns of [node, pod, client]) addNetns(ns);
     sh('ip', ['-n', node, 'link', 'add', 'topod', 'type', 'veth', 'peer', 'name', 'eth0', 'netns', pod]);
     sh('ip', ['-n', node, 'link', 'add', 'up0', 'type', 'veth', 'peer', 'name', 'eth0', 'netns', client]);
     sh('ip', ['-n', node, 'addr', 'add', '10.200.0.1/16', 'dev', 'topod']);
@@ -129,8 +143,9 @@ function measureConnect(s: Subject, preload: number): number {
       sh('ip', ['-n', ns, 'link', 'set', dev, 'up']);
     sh('ip', ['-n', pod, 'route', 'add', 'default', 'via', '10.200.0.1']);
     sh('ip', ['netns', 'exec', node, 'sysctl', '-q', '-w', 'net.ipv4.ip_forward=1']);
-    for (let i = 0; i < preload; i++) time(node, s, 'ADD', 1000 + i);
-    time(node, s, 'ADD', 0); // the measured pod's rule comes after all the others
+    agent = new Agent(node);
+    for (let i = 0; i < preload; i++) await time(agent, s, { command: 'ADD', i: 1000 + i, o });
+    await time(agent, s, { command: 'ADD', i: 0, o }); // the measured pod's rule comes after all the others
     const srv = startServer(pod);
     server.kill = () => srv.kill('SIGKILL');
     const r = spawnSync('ip', ['netns', 'exec', client, process.execPath, '-e', CONNECT, '192.0.2.1', '20000', '400'], { encoding: 'utf8', env: ENV });
@@ -138,7 +153,8 @@ function measureConnect(s: Subject, preload: number): number {
     return Number(r.stdout);
   } finally {
     server.kill();
-    for (const ns of [node, pod, client]) spawnSync('ip', ['netns', 'del', ns]);
+    agent?.close();
+    for (const ns of [node, pod, client]) delNetns(ns);
   }
 }
 
@@ -155,29 +171,52 @@ function startServer(pod: string): ReturnType<typeof spawn> {
   throw new Error('server did not start');
 }
 
-const fmt = (ms: number) => `${ms.toFixed(1).padStart(7)} ms`;
-const timings = measureAddDel([0, 100]);
-console.log(`portmap (1 tcp + 1 udp mapping, IPv4), median of ${runs} runs each, node ${process.version}`);
-console.log(`  ${''.padEnd(22)} ${'ADD'.padStart(10)} ${'DEL'.padStart(10)} ${'ADD@100'.padStart(10)} ${'DEL@100'.padStart(10)} ${'ADD@100/ADD'.padStart(12)}`);
-for (const s of subjects) {
-  const a = timings.get(`${s.label}@0`)!;
-  const b = timings.get(`${s.label}@100`)!;
-  console.log(
-    `  ${s.label.padEnd(22)} ${fmt(median(a.add))} ${fmt(median(a.del))} ${fmt(median(b.add))} ${fmt(median(b.del))} ${`${(median(b.add) / median(a.add)).toFixed(2)} ×`.padStart(12)}`,
-  );
-}
-const go = subjects.find((s) => s.label.startsWith('go'));
-if (go) {
-  for (const s of subjects.filter((x) => x !== go)) {
-    const r = (k: 'add' | 'del') => (median(timings.get(`${s.label}@0`)![k]) / median(timings.get(`${go.label}@0`)![k])).toFixed(2);
-    console.log(`  ${`${s.label} / go`.padEnd(22)} ADD ${r('add')} ×, DEL ${r('del')} ×`);
+export async function benchPortmap(o: SectionOptions): Promise<Row[]> {
+  const cases = await measureAddDel(o);
+  const at = (label: string, preload: number) => cases.find((c) => c.s.label === label && c.preload === preload) as Case;
+  const rows: Row[] = [];
+  for (const [backend, label] of [
+    ['iptables', 'ours'],
+    ['nftables (ours) vs iptables (Go)', 'ours-nft'],
+  ] as const) {
+    for (const preload of [0, 100]) {
+      const ours = at(label, preload);
+      const go = at('go', preload);
+      const where = preload === 0 ? '' : `, ${preload} mapped`;
+      for (const verb of ['add', 'del'] as const) {
+        const ms = (c: Case) => median(c[verb].map((r) => r.ms));
+        const cpu = (c: Case) => mean(c[verb].map((r) => r.cpuMs));
+        rows.push({
+          section: 'portmap',
+          name: `${verb.toUpperCase()} ${backend}${where}`,
+          ours: ms(ours),
+          go: ms(go),
+          oursCpu: cpu(ours),
+          goCpu: cpu(go),
+          n: o.runs,
+        });
+      }
+    }
   }
-}
-// Three setups per case, 0 and 100 alternating; the median of their medians.
-const REPEATS = 3;
-console.log(`TCP connection setup through the hostPort (median of ${REPEATS} setups × 400 connects, µs; the measured pod's rule comes last)`);
-for (const s of subjects) {
-  const by: Record<number, number[]> = { 0: [], 100: [] };
-  for (let rep = 0; rep < REPEATS; rep++) for (const preload of rep % 2 === 0 ? [0, 100] : [100, 0]) by[preload]!.push(measureConnect(s, preload));
-  console.log(`  ${s.label.padEnd(22)} 0 mapped: ${median(by[0]!).toFixed(0).padStart(5)} µs   100 mapped: ${median(by[100]!).toFixed(0).padStart(5)} µs`);
+  if (o.quick) return rows;
+  // Per subject one setup with none and one with 100 mapped (each the median of 400 connects).
+  const connect = new Map<string, number>();
+  for (const s of subjects()) for (const preload of [0, 100]) connect.set(`${s.label}@${preload}`, await measureConnect(s, preload, o));
+  for (const [backend, label] of [
+    ['iptables', 'ours'],
+    ['nftables (ours) vs iptables (Go)', 'ours-nft'],
+  ] as const) {
+    for (const preload of [0, 100]) {
+      const ours = connect.get(`${label}@${preload}`) ?? Number.NaN;
+      rows.push({
+        section: 'portmap',
+        name: `TCP connect via hostPort, ${backend}, ${preload} mapped`,
+        ours,
+        go: connect.get(`go@${preload}`) ?? Number.NaN,
+        n: 400,
+        unit: 'µs',
+      });
+    }
+  }
+  return rows;
 }

@@ -13,6 +13,7 @@ import type { CniRequest, PluginIO, PluginSpec, Verb } from './request.ts';
 import type { Result } from './result.ts';
 import { DEFAULT_VERSION } from './versions.ts';
 import { checkVersion } from './version-gate.ts';
+import { timed } from './timing.ts';
 
 async function readStdin(io: PluginIO): Promise<Buffer> {
   try {
@@ -59,6 +60,27 @@ function handlerFor(spec: PluginSpec, command: Verb): ((req: CniRequest) => Prom
 export async function runVerb(spec: PluginSpec, io: PluginIO, verb: Verb): Promise<string> {
   const env = io.env;
   const stdin = await readStdin(io);
+  const parsed = timed('config', () => parseRequest(spec, verb, env, stdin));
+  if (parsed === undefined) return '';
+  const { handler, req } = parsed;
+  // The reference checks this after ADD/DEL ran; refusing first leaves the host untouched.
+  // CHECK too (the reference does not): it would otherwise judge the host as the container.
+  if (verb !== 'GC' && verb !== 'STATUS' && !netnsOverride(env['CNI_NETNS_OVERRIDE'])) await assertForeignNetns(req.netns);
+
+  if (verb !== 'ADD') {
+    await handler(req);
+    return '';
+  }
+  return renderResult((await handler(req)) as Result, req.cniVersion);
+}
+
+/** skel's checks of the config, in its order; undefined when the verb has no handler (a successful no-op). */
+function parseRequest(
+  spec: PluginSpec,
+  verb: Verb,
+  env: Record<string, string | undefined>,
+  stdin: Buffer,
+): { handler: (req: CniRequest) => Promise<unknown>; req: CniRequest } | undefined {
   const config = decodeConfig(stdin);
   const fields = foldKeys(config, ['name', 'cniVersion', 'prevResult']);
   const name = readName(fields.name);
@@ -72,7 +94,7 @@ export async function runVerb(spec: PluginSpec, io: PluginIO, verb: Verb): Promi
   parseWithSchema(commonConfSchema(), config);
   const handler = handlerFor(spec, verb);
   // No handler for CHECK/GC/STATUS: the version gates passed, so it is a successful no-op.
-  if (handler === undefined) return '';
+  if (handler === undefined) return undefined;
 
   const prevResult = parsePrevResult(fields.prevResult, version);
   const req: CniRequest = {
@@ -89,13 +111,5 @@ export async function runVerb(spec: PluginSpec, io: PluginIO, verb: Verb): Promi
     name,
     ...(prevResult && { prevResult }),
   };
-  // The reference checks this after ADD/DEL ran; refusing first leaves the host untouched.
-  // CHECK too (the reference does not): it would otherwise judge the host as the container.
-  if (verb !== 'GC' && verb !== 'STATUS' && !netnsOverride(env['CNI_NETNS_OVERRIDE'])) await assertForeignNetns(req.netns);
-
-  if (verb !== 'ADD') {
-    await handler(req);
-    return '';
-  }
-  return renderResult((await handler(req)) as Result, version);
+  return { handler, req };
 }

@@ -2,11 +2,13 @@
 // It mirrors the reference skel (https://github.com/containernetworking/cni/blob/v1.3.0/pkg/skel/skel.go;
 // https://github.com/containernetworking/cni/blob/spec-v1.1.0/SPEC.md#section-2-execution-protocol): same checks, same order, same messages and codes.
 import { readSync, writeSync } from 'node:fs';
+import { basename } from 'node:path';
 import { asCniError, CniError, ErrorCode } from './errors.ts';
 import { goJSON } from './go-json.ts';
 import { missingEnv } from './env.ts';
 import type { PluginIO, PluginSpec, Verb } from './request.ts';
 import { CURRENT_VERSION } from './versions.ts';
+import { finishTiming, startTiming, timingRequested } from './timing.ts';
 
 export type { CniRequest, PluginIO, PluginSpec, Verb } from './request.ts';
 
@@ -38,6 +40,8 @@ async function dispatch(spec: PluginSpec, io: PluginIO): Promise<string> {
  * error object (pretty-printed like Go, without cniVersion), or nothing.
  */
 export async function runPlugin(spec: PluginSpec, io: PluginIO): Promise<number> {
+  // CNI_TIMING: phase times to stderr after the result (timing.ts); off, nothing is measured.
+  if (timingRequested(io.env)) startTiming();
   let out: string;
   let code = 0;
   try {
@@ -49,7 +53,15 @@ export async function runPlugin(spec: PluginSpec, io: PluginIO): Promise<number>
   try {
     if (out !== '') io.stdout(out);
   } catch {
-    return 1;
+    code = 1;
+  }
+  const timing = finishTiming(io.program ?? 'plugin', io.env['CNI_COMMAND'] || 'none');
+  if (timing !== undefined) {
+    try {
+      io.stderr(timing);
+    } catch {
+      // timing is a diagnostic: it never changes the outcome
+    }
   }
   return code;
 }
@@ -86,6 +98,8 @@ function writeFd(fd: 1 | 2, s: string): void {
 /** The plugin's entry point: wires the process in and sets process.exitCode. */
 export function cniMain(spec: PluginSpec): void {
   const io: PluginIO = {
+    // The bundle runs as `node <script>`; the SEA binary is invoked by the program's own name.
+    program: process.argv[1] === process.execPath ? basename(process.argv0) : basename(process.argv[1] ?? ''),
     env: process.env,
     readStdin: readProcessStdin,
     stdout: (s) => writeFd(1, s),

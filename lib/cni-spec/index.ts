@@ -23,5 +23,6 @@ export { canonicalIP, canonicalCIDR } from './ip.ts';
 export { cidrBytes, formatIpBytes, ipBytes, type CidrBytes, type IpFamily } from './ip-bytes.ts';
 export { firstHost, maskBytes, networkCidr, nextIp, prefixContains, sameIp } from './cidr-math.ts';
 export { UndoStack } from './undo.ts';
+export { timed, type Phase } from './timing.ts';
 export { combineFailures, Failures } from './failures.ts';
 export { loadBuiltin } from './builtin.ts';

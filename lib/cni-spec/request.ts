@@ -36,6 +36,8 @@ export interface PluginSpec {
 }
 
 export interface PluginIO {
+  /** the executable's name, for the CNI_TIMING line */
+  program?: string;
   env: Record<string, string | undefined>;
   readStdin(): Promise<Buffer>;
   stdout(s: string): void;

@@ -16,6 +16,7 @@ import {
   type CniRequest,
   type Result,
 } from '../cni-spec/index.ts';
+import { timed } from '../cni-spec/timing.ts';
 import * as hostLocal from './host-local.ts';
 import { ourIpam, type OurIpam } from './our-plugin.ts';
 import * as staticIpam from './static.ts';
@@ -52,7 +53,11 @@ async function inProcess<T>(run: () => Promise<T>): Promise<T> {
 }
 
 /** ADD on the IPAM delegate: the result in the internal 1.1.0 shape. */
-export async function ipamAdd(type: string, req: CniRequest): Promise<Result> {
+export function ipamAdd(type: string, req: CniRequest): Promise<Result> {
+  return timed('ipam', () => add(type, req));
+}
+
+async function add(type: string, req: CniRequest): Promise<Result> {
   const t = resolve(type, req);
   if (t.inProcess === undefined) return delegateAdd(t.type, req.stdin, req);
   const allocator = t.inProcess;
@@ -61,14 +66,22 @@ export async function ipamAdd(type: string, req: CniRequest): Promise<Result> {
   return inProcess(async () => parseResult(JSON.parse(renderResult(await allocator.add(req), req.cniVersion)), req.cniVersion));
 }
 
-export async function ipamDel(type: string, req: CniRequest): Promise<void> {
+export function ipamDel(type: string, req: CniRequest): Promise<void> {
+  return timed('ipam', () => del(type, req));
+}
+
+async function del(type: string, req: CniRequest): Promise<void> {
   const t = resolve(type, req);
   if (t.inProcess === undefined) return delegateDel(t.type, req.stdin, req);
   const allocator = t.inProcess;
   return inProcess(() => allocator.del(req));
 }
 
-export async function ipamCheck(type: string, req: CniRequest): Promise<void> {
+export function ipamCheck(type: string, req: CniRequest): Promise<void> {
+  return timed('ipam', () => check(type, req));
+}
+
+async function check(type: string, req: CniRequest): Promise<void> {
   const t = resolve(type, req);
   if (t.inProcess === undefined) return delegateCheck(t.type, req.stdin, req);
   const allocator = t.inProcess;

@@ -1,6 +1,7 @@
 // Waiting for IPv6 duplicate address detection to finish on a link.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { getLinkByIndex } from './link.ts';
+import { timed } from '../cni-spec/timing.ts';
 import { formatIpBytes } from '../cni-spec/ip-bytes.ts';
 import { nl } from './netlink-error.ts';
 import type { Netns } from './netns.ts';
@@ -15,7 +16,7 @@ export interface AddrState {
 }
 
 export async function listIpv6AddrStates(ns: Netns, index: number): Promise<AddrState[]> {
-  const msgs = await nl('RTM_GETADDR', ns.rtnl.getAddresses({ family: AF_INET6 }));
+  const msgs = await nl('RTM_GETADDR', () => ns.rtnl.getAddresses({ family: AF_INET6 }));
   return msgs
     .filter((m) => m.data.index === index && (m.attrs.address ?? m.attrs.local))
     .map((m) => {
@@ -46,6 +47,6 @@ export async function settleIpv6Addresses(ns: Netns, index: number, ifname: stri
       if (!link?.up || link.operState !== 'UP') return;
       throw new SettleError(`link ${ifname} still has tentative addresses after ${Math.round(timeoutMs / 1000)} seconds`);
     }
-    await sleep(SETTLE_INTERVAL_MS);
+    await timed('wait', () => sleep(SETTLE_INTERVAL_MS));
   }
 }

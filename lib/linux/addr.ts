@@ -41,7 +41,7 @@ export async function listAddresses(ns: Netns, filter: { index?: number; family?
   // The family is filtered by the kernel (it picks the per-family dump); the
   // index by us, since the kernel only honours ifa_index on strict-check sockets.
   const family = filter.family === 4 ? AF_INET : filter.family === 6 ? AF_INET6 : 0;
-  const msgs = await nl('RTM_GETADDR', ns.rtnl.getAddresses({ family }));
+  const msgs = await nl('RTM_GETADDR', () => ns.rtnl.getAddresses({ family }));
   const out: AddrInfo[] = [];
   for (const msg of msgs) {
     const a = toAddrInfo(msg);
@@ -61,14 +61,14 @@ export async function addAddress(ns: Netns, index: number, cidr: string): Promis
   const { family, bytes, prefixLen } = mustParse(cidr);
   const attrs =
     family === 4 && prefixLen < 31 ? { local: bytes, address: bytes, broadcast: ipv4Broadcast(bytes, prefixLen) } : { local: bytes, address: bytes };
-  await nl('RTM_NEWADDR', ns.rtnl.newAddress({ family: family === 4 ? AF_INET : AF_INET6, prefixlen: prefixLen, index }, attrs, { flags: CREATE_EXCL }));
+  await nl('RTM_NEWADDR', () => ns.rtnl.newAddress({ family: family === 4 ? AF_INET : AF_INET6, prefixlen: prefixLen, index }, attrs, { flags: CREATE_EXCL }));
 }
 
 /** Removing an address (or link) that is already gone succeeds: DEL must be idempotent. */
 export async function delAddress(ns: Netns, index: number, cidr: string): Promise<void> {
   const { family, bytes, prefixLen } = mustParse(cidr);
   try {
-    await nl('RTM_DELADDR', ns.rtnl.delAddress({ family: family === 4 ? AF_INET : AF_INET6, prefixlen: prefixLen, index }, { local: bytes }));
+    await nl('RTM_DELADDR', () => ns.rtnl.delAddress({ family: family === 4 ? AF_INET : AF_INET6, prefixlen: prefixLen, index }, { local: bytes }));
   } catch (err) {
     if (!isNetlinkError(err, 'EADDRNOTAVAIL', 'ENODEV')) throw err;
   }

@@ -3,6 +3,7 @@
 // is `protocol` to one of `ports`, delete each by that tuple (what the reference's netlink
 // library does for portmap). netlink@0.3.0 has no netfilter module, but its generic socket
 // (createNetlink) speaks any protocol; the messages come from conntrack-codec.ts.
+import { readFileSync } from 'node:fs';
 import { createNetlink, type NetlinkSocket } from 'netlink/dist/netlink.js';
 import {
   AF_INET,
@@ -16,7 +17,8 @@ import {
   IPCTNL_MSG_CT_NEW,
   NETLINK_NETFILTER,
 } from './conntrack-codec.ts';
-import { nl, toNetlinkError } from './netlink-error.ts';
+import { timed } from '../cni-spec/timing.ts';
+import { isNetlinkError, nl } from './netlink-error.ts';
 
 const NLM_F_DUMP = 0x300;
 
@@ -26,7 +28,9 @@ const NLM_F_DUMP = 0x300;
  */
 export async function deleteConntrackByDstPort(families: readonly (4 | 6)[], protocol: number, ports: ReadonlySet<number>): Promise<number> {
   if (ports.size === 0 || families.length === 0) return 0;
-  const sock: NetlinkSocket = createNetlink(NETLINK_NETFILTER);
+  if (conntrackCount() === 0) return 0;
+  // Its first use in a process loads the netlink binding: netlink time too.
+  const sock: NetlinkSocket = timed('netlink', () => createNetlink(NETLINK_NETFILTER));
   sock.on('error', () => {});
   try {
     let deleted = 0;
@@ -37,8 +41,22 @@ export async function deleteConntrackByDstPort(families: readonly (4 | 6)[], pro
   }
 }
 
+/**
+ * How many conntrack entries this netns holds (nf_conntrack_count is per netns), or undefined
+ * when the kernel does not say (nf_conntrack not loaded). A dump walks the whole hash table,
+ * shared by every netns (262144 buckets here: 10–30 ms per family), even when this netns has
+ * no entry at all; then there is nothing to delete and no reason to walk it.
+ */
+function conntrackCount(): number | undefined {
+  try {
+    return Number.parseInt(readFileSync('/proc/sys/net/netfilter/nf_conntrack_count', 'latin1'), 10);
+  } catch {
+    return undefined;
+  }
+}
+
 async function deleteInFamily(sock: NetlinkSocket, af: number, protocol: number, ports: ReadonlySet<number>): Promise<number> {
-  const [msgs] = await nl('IPCTNL_MSG_CT_GET', sock.request(ctMsgType(IPCTNL_MSG_CT_GET), encodeCtDumpRequest(af), { flags: NLM_F_DUMP }));
+  const [msgs] = await nl('IPCTNL_MSG_CT_GET', () => sock.request(ctMsgType(IPCTNL_MSG_CT_GET), encodeCtDumpRequest(af), { flags: NLM_F_DUMP }));
   const doomed = msgs
     .filter((m) => m.type === ctMsgType(IPCTNL_MSG_CT_NEW))
     .map((m) => decodeCtEntry(Buffer.from(m.data)))
@@ -46,12 +64,11 @@ async function deleteInFamily(sock: NetlinkSocket, af: number, protocol: number,
   let deleted = 0;
   for (const e of doomed) {
     try {
-      await sock.request(ctMsgType(IPCTNL_MSG_CT_DELETE), encodeCtDelete(e!));
+      await nl('IPCTNL_MSG_CT_DELETE', () => sock.request(ctMsgType(IPCTNL_MSG_CT_DELETE), encodeCtDelete(e!)));
       deleted++;
     } catch (err) {
       // Expired between the dump and the delete: what we wanted.
-      const ne = toNetlinkError('IPCTNL_MSG_CT_DELETE', err);
-      if (ne.code !== 'ENOENT') throw ne;
+      if (!isNetlinkError(err, 'ENOENT')) throw err;
     }
   }
   return deleted;

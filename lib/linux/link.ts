@@ -14,7 +14,7 @@ const MAX_IFNAME_BYTES = 15;
 export async function getLinkMessageByName(ns: Netns, name: string): Promise<LinkMessage | undefined> {
   if (name === '' || Buffer.byteLength(name) > MAX_IFNAME_BYTES) return undefined;
   try {
-    const [msg] = await nl('RTM_GETLINK', ns.rtnl.getLink({}, { ifname: name }));
+    const [msg] = await nl('RTM_GETLINK', () => ns.rtnl.getLink({}, { ifname: name }));
     return msg;
   } catch (err) {
     if (isNetlinkError(err, 'ENODEV')) return undefined;
@@ -29,7 +29,7 @@ export async function getLinkByName(ns: Netns, name: string): Promise<LinkInfo |
 
 export async function getLinkByIndex(ns: Netns, index: number): Promise<LinkInfo | undefined> {
   try {
-    const [msg] = await nl('RTM_GETLINK', ns.rtnl.getLink({ index }));
+    const [msg] = await nl('RTM_GETLINK', () => ns.rtnl.getLink({ index }));
     return msg && toLinkInfo(msg);
   } catch (err) {
     if (isNetlinkError(err, 'ENODEV')) return undefined;
@@ -38,26 +38,26 @@ export async function getLinkByIndex(ns: Netns, index: number): Promise<LinkInfo
 }
 
 export async function listLinks(ns: Netns): Promise<LinkInfo[]> {
-  const msgs = await nl('RTM_GETLINK', ns.rtnl.getLinks());
+  const msgs = await nl('RTM_GETLINK', () => ns.rtnl.getLinks());
   return msgs.map(toLinkInfo);
 }
 
 export async function setLinkUp(ns: Netns, index: number): Promise<void> {
-  await nl('RTM_SETLINK', ns.rtnl.setLink({ index, flags: { up: true }, change: { up: true } }));
+  await nl('RTM_SETLINK', () => ns.rtnl.setLink({ index, flags: { up: true }, change: { up: true } }));
 }
 
 export async function setLinkDown(ns: Netns, index: number): Promise<void> {
-  await nl('RTM_SETLINK', ns.rtnl.setLink({ index, flags: {}, change: { up: true } }));
+  await nl('RTM_SETLINK', () => ns.rtnl.setLink({ index, flags: {}, change: { up: true } }));
 }
 
 export async function setLinkMtu(ns: Netns, index: number, mtu: number): Promise<void> {
-  await nl('RTM_SETLINK', ns.rtnl.setLink({ index }, { mtu }));
+  await nl('RTM_SETLINK', () => ns.rtnl.setLink({ index }, { mtu }));
 }
 
 /** Deleting a link that is already gone succeeds: DEL must be idempotent. */
 export async function deleteLink(ns: Netns, index: number): Promise<void> {
   try {
-    await nl('RTM_DELLINK', ns.rtnl.delLink({ index }));
+    await nl('RTM_DELLINK', () => ns.rtnl.delLink({ index }));
   } catch (err) {
     if (!isNetlinkError(err, 'ENODEV')) throw err;
   }

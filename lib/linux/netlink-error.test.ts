@@ -36,12 +36,15 @@ t.test('socket-level failures', async (t) => {
 });
 
 t.test('nl() wraps rejections and passes results', async (t) => {
-  t.equal(await nl('op', Promise.resolve(42)), 42);
-  await t.rejects(nl('RTM_DELLINK', Promise.reject(new Error('Request rejected: ENODEV'))), {
-    name: 'NetlinkError',
-    code: 'ENODEV',
-    op: 'RTM_DELLINK',
-  });
+  t.equal(await nl('op', () => Promise.resolve(42)), 42);
+  await t.rejects(
+    nl('RTM_DELLINK', () => Promise.reject(new Error('Request rejected: ENODEV'))),
+    {
+      name: 'NetlinkError',
+      code: 'ENODEV',
+      op: 'RTM_DELLINK',
+    },
+  );
 });
 
 t.test('predicates', async (t) => {

@@ -9,6 +9,7 @@
 //   code and syscall (e.g. sendmsg ENOBUFS);
 // - plain Error("Netlink socket is closed"), Error("Timeout has been reached"),
 //   Error("Multipart message not terminated properly").
+import { timed } from '../cni-spec/timing.ts';
 import { describeErrno, errnoByName } from './go-errno.ts';
 
 export class NetlinkError extends Error {
@@ -50,13 +51,22 @@ export function toNetlinkError(op: string, err: unknown): NetlinkError {
   return new NetlinkError({ op, errno: 0, code: 'EUNKNOWN' }, message, err);
 }
 
-/** Awaits a netlink request, rethrowing its failure as a NetlinkError tagged with op. */
-export async function nl<T>(op: string, request: Promise<T>): Promise<T> {
-  try {
-    return await request;
-  } catch (err) {
-    throw toNetlinkError(op, err);
-  }
+/**
+ * Makes a netlink request and awaits it, rethrowing its failure (also one thrown at once) as a
+ * NetlinkError tagged with op. A thunk, so the request's own start is inside the timed phase:
+ * netlink@0.3.0 calls sendmsg synchronously when its socket is idle, and the kernel does the
+ * work (a link's removal waits for a grace period) inside that call.
+ */
+export function nl<T>(op: string, request: () => Promise<T>): Promise<T> {
+  return timed('netlink', () => {
+    let p: Promise<T>;
+    try {
+      p = request();
+    } catch (err) {
+      return Promise.reject(toNetlinkError(op, err));
+    }
+    return p.catch((err: unknown) => Promise.reject(toNetlinkError(op, err)));
+  });
 }
 
 function codeOf(err: unknown): unknown {

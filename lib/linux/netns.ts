@@ -3,6 +3,7 @@
 import { closeSync, constants as fsc, fstatSync, openSync } from 'node:fs';
 import { createRtNetlink, type RtNetlinkSocket } from 'netlink/dist/rt/rt.js';
 import { errorText } from '../cni-spec/errors.ts';
+import { timed } from '../cni-spec/timing.ts';
 import { isNetnsFd, withNetns } from './addon.ts';
 import { goErrText } from './go-errno.ts';
 
@@ -62,6 +63,10 @@ export class Netns {
 
   /** The namespace this process runs in (the runtime's "host" side). */
   static host(): Netns {
+    return timed('netlink', () => Netns.#openHost());
+  }
+
+  static #openHost(): Netns {
     const fd = openSync(SELF_PATH, OPEN_FLAGS);
     try {
       return new Netns(SELF_PATH, fd, createRtNetlink(), true);
@@ -73,6 +78,10 @@ export class Netns {
 
   /** Opens a namespace file such as CNI_NETNS (/var/run/netns/x, /proc/<pid>/ns/net). */
   static open(path: string): Netns {
+    return timed('netlink', () => Netns.#open(path));
+  }
+
+  static #open(path: string): Netns {
     let fd: number;
     try {
       fd = openSync(path, OPEN_FLAGS);

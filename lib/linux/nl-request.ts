@@ -18,5 +18,5 @@ const OP_NAMES: Readonly<Record<number, string>> = { [RTM_NEWLINK]: 'RTM_NEWLINK
 
 /** Sends one request (REQUEST|ACK plus `flags`) and waits for the kernel's answer. */
 export async function rtnlRequest(ns: Netns, type: number, payload: Buffer, flags = 0): Promise<void> {
-  await nl(OP_NAMES[type] ?? `RTM_${type}`, ns.rtnl.request(type as MessageType, payload, { flags }));
+  await nl(OP_NAMES[type] ?? `RTM_${type}`, () => ns.rtnl.request(type as MessageType, payload, { flags }));
 }

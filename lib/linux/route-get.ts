@@ -14,7 +14,7 @@ export async function routeInterface(ns: Netns, ip: string): Promise<string | un
   const v4 = addr.family === 4;
   let msgs;
   try {
-    msgs = await nl('RTM_GETROUTE', ns.rtnl.getRoute({ family: v4 ? AF_INET : AF_INET6, dstLen: v4 ? 32 : 128 }, { dst: addr.bytes }));
+    msgs = await nl('RTM_GETROUTE', () => ns.rtnl.getRoute({ family: v4 ? AF_INET : AF_INET6, dstLen: v4 ? 32 : 128 }, { dst: addr.bytes }));
   } catch {
     return undefined;
   }

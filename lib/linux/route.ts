@@ -55,8 +55,7 @@ export async function addRoute(ns: Netns, r: RouteSpec, o: { append?: boolean } 
   const gw = r.gw === undefined ? undefined : ipBytes(r.gw);
   if (r.gw !== undefined && (!gw || gw.family !== dst.family)) throw new TypeError(`invalid gateway ${JSON.stringify(r.gw)} for ${r.dst}`);
   const table = r.table ?? RT_TABLE_MAIN;
-  await nl(
-    'RTM_NEWROUTE',
+  await nl('RTM_NEWROUTE', () =>
     ns.rtnl.newRoute(
       {
         family: dst.family === 4 ? AF_INET : AF_INET6,
@@ -123,6 +122,6 @@ export function toRouteInfos(msg: RouteMessage): RouteInfo[] {
 
 /** Every route of a family in every table. */
 export async function listRoutes(ns: Netns, family: IpFamily): Promise<RouteInfo[]> {
-  const msgs = await nl('RTM_GETROUTE', ns.rtnl.getRoutes({ family: family === 4 ? AF_INET : AF_INET6 }));
+  const msgs = await nl('RTM_GETROUTE', () => ns.rtnl.getRoutes({ family: family === 4 ? AF_INET : AF_INET6 }));
   return msgs.flatMap(toRouteInfos);
 }

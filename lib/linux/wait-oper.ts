@@ -1,5 +1,6 @@
 // Waiting for a link's operational state to become UP.
 import { setTimeout as sleep } from 'node:timers/promises';
+import { timed } from '../cni-spec/timing.ts';
 import { getLinkByIndex } from './link.ts';
 import type { OperState } from './link-parse.ts';
 import type { Netns } from './netns.ts';
@@ -19,7 +20,7 @@ export class OperStateError extends Error {
 export async function waitOperUp(ns: Netns, index: number, backoffMs: readonly number[] = OPER_UP_BACKOFF_MS): Promise<void> {
   let state: OperState | 'ABSENT' = 'ABSENT';
   for (const ms of backoffMs) {
-    if (ms > 0) await sleep(ms);
+    if (ms > 0) await timed('wait', () => sleep(ms));
     const link = await getLinkByIndex(ns, index);
     state = link?.operState ?? 'ABSENT';
     if (state === 'UP') return;

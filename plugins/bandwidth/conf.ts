@@ -6,7 +6,7 @@
 // arrives through the capability as one of the runtimes' "no burst given" sentinels is treated
 // as unset and sized from the rate at ADD (burst-plan.ts), unless `referenceBurst: true`.
 import * as z from 'zod/mini';
-import { CniError, ErrorCode, parseWithSchema, type CniRequest } from '../../lib/cni-spec/index.ts';
+import { CniError, ErrorCode, parseWithSchema, timed, type CniRequest } from '../../lib/cni-spec/index.ts';
 
 /** containerd's CRI (2^32 − 1) and kubelet's dockershim (2^31 − 1) pass these as "no burst". */
 export const RUNTIME_BURST_SENTINELS: readonly number[] = [4294967295, 2147483647];
@@ -98,6 +98,10 @@ function checkNumber(prefix: string, key: string, v: number | undefined): Proble
 }
 
 export function loadConf(req: CniRequest): BandwidthConf {
+  return timed('config', () => parseConf(req));
+}
+
+function parseConf(req: CniRequest): BandwidthConf {
   const raw = parseWithSchema(bandwidthConfSchema(), req.config);
   const isStatic = KEYS.some((k) => raw[k] !== undefined);
   const runtime = raw.runtimeConfig?.bandwidth;

@@ -1,7 +1,7 @@
 // The bridge plugin's configuration (reference NetConf, https://github.com/containernetworking/plugins/blob/v1.9.0/plugins/main/bridge/bridge.go): validated and resolved in one go,
 // before anything touches the host, into a frozen BridgeConf (docs/architecture.md#conventions).
 import * as z from 'zod/mini';
-import { cleanDNS, CniError, ErrorCode, isValidIfName, parseCniArgs, parseWithSchema, type CniRequest, type DNS } from '../../lib/cni-spec/index.ts';
+import { cleanDNS, CniError, ErrorCode, isValidIfName, parseCniArgs, parseWithSchema, timed, type CniRequest, type DNS } from '../../lib/cni-spec/index.ts';
 import { pickMac } from './mac.ts';
 import { collectVlanTrunk, planPortVlans, type PortVlanPlan, type Problem } from './vlan-plan.ts';
 
@@ -90,6 +90,10 @@ function deepFreeze<T>(o: T): T {
 
 /** Throws CniError code 7 naming each field; the message is the reference's for the first. */
 export function loadConf(req: CniRequest, o: LoadOptions = {}): BridgeConf {
+  return timed('config', () => parseConf(req, o));
+}
+
+function parseConf(req: CniRequest, o: LoadOptions): BridgeConf {
   const raw = parseWithSchema(bridgeConfSchema(), req.config);
   const problems: Problem[] = [];
   const bridge = raw.bridge ?? DEFAULT_BRIDGE;

@@ -2,7 +2,7 @@
 // touches the host. Messages are the reference's where it has one; every error is code 7 and
 // `details` names the field. Every token that will reach nft or iptables input is checked here.
 import * as z from 'zod/mini';
-import { canonicalIP, CniError, ErrorCode, parseWithSchema, type CniRequest, type Result } from '../../lib/cni-spec/index.ts';
+import { canonicalIP, CniError, ErrorCode, parseWithSchema, timed, type CniRequest, type Result } from '../../lib/cni-spec/index.ts';
 import {
   CONDITION_MAX_LEN,
   CONDITION_TOKEN_RE,
@@ -176,6 +176,10 @@ export function pickContainerAddrs(prev: Result | undefined, ifname: string): Co
 
 /** Throws CniError code 7 naming each field; the message is the reference's for the first. */
 export function loadConf(req: CniRequest): PortmapConf {
+  return timed('config', () => parseConf(req));
+}
+
+function parseConf(req: CniRequest): PortmapConf {
   const raw = parseWithSchema(portmapConfSchema(), req.config);
   const problems: Problem[] = [];
   if (raw.markMasqBit != null && raw.externalSetMarkChain != null) {

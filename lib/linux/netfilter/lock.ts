@@ -3,6 +3,7 @@
 // each delete a rule handle the other already deleted, or iptables-restore could be fed a
 // plan made from a stale iptables-save.
 import { closeSync, constants as fsc, fstatSync, lstatSync, openSync } from 'node:fs';
+import { timed } from '../../cni-spec/timing.ts';
 import { flock, LOCK_EX, LOCK_UN } from '../addon.ts';
 import { mkdirAll } from '../mkdir-all.ts';
 
@@ -47,7 +48,8 @@ async function locked<T>(fn: () => Promise<T>): Promise<T> {
 
 /** Runs fn holding the netfilter lock (in-process queue first, then flock across processes). */
 export function withNetfilterLock<T>(fn: () => Promise<T>): Promise<T> {
-  const run = queue.then(() => locked(fn));
+  // Waiting for the lock counts as netfilter time: it is what netfilter work costs here.
+  const run = timed('netfilter', () => queue.then(() => locked(fn)));
   queue = run.catch(() => undefined);
   return run;
 }

@@ -1,6 +1,12 @@
 import t from 'tap';
 import { parseSavedNat } from './iptables-save.ts';
-import { planIptablesMasqCreate, planIptablesMasqSetup, planIptablesMasqTeardown, selectIptablesGcChains } from './masq-iptables-plan.ts';
+import {
+  planIptablesMasqCreate,
+  planIptablesMasqDelete,
+  planIptablesMasqSetup,
+  planIptablesMasqTeardown,
+  selectIptablesGcChains,
+} from './masq-iptables-plan.ts';
 import { masqChainName } from './names.ts';
 import { parseMasqAddrs } from './validate.ts';
 
@@ -39,6 +45,22 @@ t.test('setup, IPv4: chain with ACCEPT for the subnet and MASQUERADE, jump from 
 t.test('blind create for a new container: -N, so an existing chain refuses the whole transaction', async (t) => {
   t.equal(planIptablesMasqCreate(NET, CID, parseMasqAddrs(['10.22.0.5/16'])), setupInput(`-N ${CHAIN}`));
   t.equal(planIptablesMasqCreate(NET, CID, []), undefined, 'no address, nothing to create');
+});
+
+t.test('blind delete for a DEL that knows the addresses: each jump as the create wrote it, then the chain', async (t) => {
+  const addrs = parseMasqAddrs(['10.22.0.5/16', '10.23.0.7/16']);
+  const created = planIptablesMasqCreate(NET, CID, addrs)!.split('\n');
+  const deleted = planIptablesMasqDelete(NET, CID, addrs)!.split('\n');
+  const jumps = created.filter((l) => l.startsWith('-A POSTROUTING '));
+  t.equal(jumps.length, 2);
+  t.same(
+    deleted.filter((l) => l.startsWith('-D ')),
+    jumps.map((l) => `-D${l.slice(2)}`),
+    'the same rule specs, so -D matches them and fails (taking the transaction with it) on anything else',
+  );
+  t.same(deleted.slice(-4), [`-F ${CHAIN}`, `-X ${CHAIN}`, 'COMMIT', ''], 'the chain goes last: -X fails while any other jump still needs it');
+  t.equal(deleted[0], '*nat');
+  t.equal(planIptablesMasqDelete(NET, CID, []), undefined, 'no address: only a read of the table can tell what to remove');
 });
 
 t.test('setup, IPv6: same chain name, IPv6 multicast excluded', async (t) => {

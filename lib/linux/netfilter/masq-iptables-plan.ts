@@ -68,6 +68,22 @@ function planSetup(
 }
 
 /**
+ * The teardown for a table not read first, as for a DEL that knows the attachment's addresses
+ * (one family): delete each address's POSTROUTING jump exactly as the setup wrote it, then
+ * flush and delete the chain. Any difference from what the setup made fails the whole
+ * transaction: a jump not there (-D), another jump still needing the chain (-X), no chain.
+ * Then nothing changed, and planIptablesMasqTeardown decides from the table; so the blind
+ * plan, when it applies, does exactly what that one would.
+ */
+export function planIptablesMasqDelete(network: string, containerId: string, addrs: readonly MasqAddr[]): string | undefined {
+  if (addrs.length === 0) return undefined;
+  const chain = masqChainName(network, containerId);
+  const c = `-m comment --comment ${quoted(iptablesComment(network, containerId))}`;
+  const jumps = [...new Set(addrs.map((a) => a.ip))].map((ip) => `-D POSTROUTING -s ${ip} -j ${chain} ${c}`);
+  return restoreText([...jumps, `-F ${chain}`, `-X ${chain}`]);
+}
+
+/**
  * Restore input removing the given chains and the POSTROUTING-or-other jumps to them. With
  * `addrs` (the addresses being released, one family) only their jumps go, in the `-s <ip>`
  * form and the legacy `-s <ip>/<prefix>` form (saved as the subnet), and a chain goes only when

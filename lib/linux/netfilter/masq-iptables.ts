@@ -3,7 +3,14 @@
 // system's alternatives point to (legacy or nft), the same binaries the Go plugin runs.
 import { requireTool, runTool } from './exec.ts';
 import { parseSavedNat, type SavedTable } from './iptables-save.ts';
-import { type Family, planIptablesMasqCreate, planIptablesMasqSetup, planIptablesMasqTeardown, selectIptablesGcChains } from './masq-iptables-plan.ts';
+import {
+  type Family,
+  planIptablesMasqCreate,
+  planIptablesMasqDelete,
+  planIptablesMasqSetup,
+  planIptablesMasqTeardown,
+  selectIptablesGcChains,
+} from './masq-iptables-plan.ts';
 import { masqChainName } from './names.ts';
 import { settleAll } from './settle.ts';
 import type { MasqAddr } from './validate.ts';
@@ -76,9 +83,19 @@ async function createFresh(family: Family, network: string, containerId: string,
 export async function teardownMasqIptables(network: string, containerId: string, addrs: readonly MasqAddr[], families: readonly Family[]): Promise<void> {
   const chain = masqChainName(network, containerId);
   await settleAll(
-    families.map((f) =>
-      readPlanApply(f, (saved) => planIptablesMasqTeardown(saved, [chain], addrs.length === 0 ? undefined : addrs.filter((a) => a.family === f))),
-    ),
+    families.map(async (f) => {
+      const mine = addrs.length === 0 ? undefined : addrs.filter((a) => a.family === f);
+      // The common case, a DEL of what the setup made, in one process instead of two.
+      const blind = mine && planIptablesMasqDelete(network, containerId, mine);
+      if (blind !== undefined) {
+        try {
+          return await restore(f, blind);
+        } catch {
+          // not exactly what the setup made (or nothing at all): look at the table
+        }
+      }
+      await readPlanApply(f, (saved) => planIptablesMasqTeardown(saved, [chain], mine));
+    }),
   );
 }
 

@@ -3,6 +3,7 @@
 import { planNftMasqGc, planNftMasqSetup, planNftMasqTeardown } from './masq-nft-plan.ts';
 import { MASQ_TABLE } from './names.ts';
 import { readPlanApply } from './nft.ts';
+import { nftTableExists } from './nft-table-probe.ts';
 import type { MasqAddr } from './validate.ts';
 
 const TABLE = ['table', 'inet', MASQ_TABLE] as const;
@@ -11,7 +12,9 @@ export function setupMasqNft(network: string, ifname: string, containerId: strin
   return readPlanApply(TABLE, (listing) => planNftMasqSetup(listing, { network, ifname, containerId }, addrs));
 }
 
-export function teardownMasqNft(network: string, ifname: string, containerId: string): Promise<void> {
+/** Without the table (the usual case on an iptables node) no nft process runs at all. */
+export async function teardownMasqNft(network: string, ifname: string, containerId: string): Promise<void> {
+  if ((await nftTableExists('inet', MASQ_TABLE)) === false) return;
   return readPlanApply(TABLE, (listing) => planNftMasqTeardown(listing.rules, network, ifname, containerId));
 }
 

@@ -14,7 +14,7 @@ export interface IfbLink extends LinkInfo {
 /** A link with its transmit queue length (the reference copies MTU and queue length to its ifb). */
 export async function getLinkWithQueue(ns: Netns, index: number): Promise<(LinkInfo & { txqlen: number }) | undefined> {
   try {
-    const [msg] = await nl('RTM_GETLINK', ns.rtnl.getLink({ index }));
+    const [msg] = await nl('RTM_GETLINK', () => ns.rtnl.getLink({ index }));
     return msg && { ...toLinkInfo(msg), txqlen: msg.attrs.txqlen ?? 0 };
   } catch (err) {
     if (isNetlinkError(err, 'ENODEV')) return undefined;
@@ -28,12 +28,13 @@ export async function getLinkWithQueue(ns: Netns, index: number): Promise<(LinkI
  */
 export async function setupIfb(ns: Netns, o: { name: string; mtu: number; txqlen?: number; alias?: string }): Promise<LinkInfo> {
   await createIfb(ns, { name: o.name, mtu: o.mtu, ...(o.txqlen ? { txqlen: o.txqlen } : {}) });
-  const [msg] = await nl('RTM_GETLINK', ns.rtnl.getLink({}, { ifname: o.name }));
+  const [msg] = await nl('RTM_GETLINK', () => ns.rtnl.getLink({}, { ifname: o.name }));
   if (!msg) throw new Error(`ifb ${o.name} vanished after creation`);
   const link = toLinkInfo(msg);
   try {
     // The alias changes nothing else of the link: the answer above stays true.
-    if (o.alias) await nl('RTM_SETLINK', ns.rtnl.setLink({ index: link.index }, { ifalias: o.alias }));
+    const alias = o.alias;
+    if (alias) await nl('RTM_SETLINK', () => ns.rtnl.setLink({ index: link.index }, { ifalias: alias }));
     return link;
   } catch (err) {
     // half made: the caller's undo only knows a finished ifb
@@ -44,6 +45,6 @@ export async function setupIfb(ns: Netns, o: { name: string; mtu: number; txqlen
 
 /** Every ifb of the namespace with its alias. */
 export async function listIfbs(ns: Netns): Promise<IfbLink[]> {
-  const msgs = await nl('RTM_GETLINK', ns.rtnl.getLinks());
+  const msgs = await nl('RTM_GETLINK', () => ns.rtnl.getLinks());
   return msgs.map((m) => ({ ...toLinkInfo(m), alias: (m.attrs.ifalias ?? '').replace(/\0+$/, '') })).filter((l) => l.kind === 'ifb');
 }

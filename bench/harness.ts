@@ -1,0 +1,164 @@
+// What every bench section shares: throwaway netns, a timer agent inside each "node" netns,
+// the clean environment plugins run in, medians, and the CNI_TIMING lines of our plugins.
+import { spawn, spawnSync, type ChildProcessByStdio } from 'node:child_process';
+import { createInterface, type Interface } from 'node:readline';
+import type { Readable, Writable } from 'node:stream';
+import { join, resolve } from 'node:path';
+import { parseTiming } from '../lib/cni-spec/timing.ts';
+
+export const ROOT = resolve(import.meta.dirname, '..');
+export const OURS_DIR = join(ROOT, 'dist', 'bin');
+/** The reference: Debian's Go plugins, or (--reference DIR) another build of ours, for an A/B of a change. */
+export let GO_DIR = '/usr/lib/cni';
+export function setReference(dir: string): void {
+  GO_DIR = dir;
+}
+export const CNITOOL = process.env['CNITOOL'] ?? join(ROOT, '.cache', 'cnitool');
+
+/**
+ * The whole environment of every timed program (env -i style): no NODE_OPTIONS, no
+ * NODE_EXTRA_CA_CERTS (each adds to every Node start), nothing of the shell the bench runs in.
+ * CNI_TIMING=1 for both implementations (the Go plugins ignore it): our plugins then report
+ * their phases on stderr, which costs microseconds.
+ */
+export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', CNI_TIMING: '1', ...extra };
+}
+
+/** Runs a setup command (not timed); throws with its stderr when it fails. */
+export function sh(cmd: string, args: readonly string[]): string {
+  const r = spawnSync(cmd, args, { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')}: ${r.stderr || r.error?.message}`);
+  return r.stdout;
+}
+
+export function addNetns(name: string): string {
+  sh('ip', ['netns', 'add', name]);
+  return `/run/netns/${name}`;
+}
+
+export function delNetns(name: string): void {
+  spawnSync('ip', ['netns', 'del', name]);
+}
+
+export interface RunRequest {
+  readonly cmd: string;
+  readonly args?: readonly string[];
+  readonly env: Record<string, string>;
+  readonly input?: string;
+}
+
+export interface RunResult {
+  readonly ms: number;
+  /** CPU time (user + sys) of the program and its children, in 10 ms steps: average many */
+  readonly cpuMs: number;
+  readonly status: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly error?: string;
+}
+
+/** A timer process inside a netns (bench/agent.ts): runs programs there and times them. */
+export class Agent {
+  readonly #child: ChildProcessByStdio<Writable, Readable, null>;
+  readonly #lines: AsyncIterator<string>;
+  readonly #rl: Interface;
+
+  constructor(netns: string) {
+    const node = process.execPath;
+    this.#child = spawn('ip', ['netns', 'exec', netns, node, '--import', 'tsx', join(ROOT, 'bench', 'agent.ts')], {
+      cwd: ROOT,
+      stdio: ['pipe', 'pipe', 'inherit'],
+      env: { PATH: process.env['PATH'] ?? '/usr/sbin:/usr/bin:/sbin:/bin' },
+    });
+    this.#rl = createInterface({ input: this.#child.stdout });
+    this.#lines = this.#rl[Symbol.asyncIterator]();
+  }
+
+  /** Runs one program to completion inside the netns; resolves with its wall time and output. */
+  async run(r: RunRequest): Promise<RunResult> {
+    this.#child.stdin.write(`${JSON.stringify({ cmd: r.cmd, args: r.args ?? [], env: r.env, input: r.input ?? '' })}\n`);
+    const next = await this.#lines.next();
+    if (next.done) throw new Error('bench agent exited');
+    return JSON.parse(next.value) as RunResult;
+  }
+
+  /** As run(), but a non-zero exit is an error naming `what`. */
+  async must(what: string, r: RunRequest): Promise<RunResult> {
+    const res = await this.run(r);
+    if (res.status !== 0) throw new Error(`${what} failed (${res.status ?? res.error}): ${res.stdout} ${res.stderr}`);
+    return res;
+  }
+
+  close(): void {
+    this.#rl.close();
+    this.#child.stdin.end();
+  }
+}
+
+export function mean(xs: readonly number[]): number {
+  return xs.length === 0 ? Number.NaN : xs.reduce((a, b) => a + b, 0) / xs.length;
+}
+
+export function median(xs: readonly number[]): number {
+  if (xs.length === 0) return Number.NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+}
+
+/** Medians of the CNI_TIMING lines seen, per plugin and verb. */
+export class PhaseLog {
+  readonly #lines = new Map<string, Map<string, number[]>>();
+
+  /** Takes every cni-timing line out of a program's stderr; `suffix` tells cases apart (" @100"). */
+  collect(stderr: string, suffix = ''): void {
+    for (const line of stderr.split('\n')) {
+      const t = parseTiming(line);
+      if (!t) continue;
+      const key = `${t.plugin} ${t.verb}${suffix}`;
+      let fields = this.#lines.get(key);
+      if (!fields) this.#lines.set(key, (fields = new Map<string, number[]>()));
+      for (const [k, v] of Object.entries(t.ms)) fields.set(k, [...(fields.get(k) ?? []), v]);
+    }
+  }
+
+  /** { "bridge ADD": { n, startup: median, ... } } */
+  medians(): Record<string, Record<string, number>> {
+    const out: Record<string, Record<string, number>> = {};
+    for (const [key, fields] of this.#lines) {
+      const row: Record<string, number> = { n: fields.get('total')?.length ?? 0 };
+      for (const [k, xs] of fields) row[k] = median(xs);
+      out[key] = row;
+    }
+    return out;
+  }
+}
+
+/** One measured case: our median and the Go reference's in the same run. */
+export interface Row {
+  readonly section: string;
+  readonly name: string;
+  readonly ours: number;
+  readonly go?: number;
+  /** samples behind each median */
+  readonly n: number;
+  /** mean CPU time (user + sys) of the program and its children, ms */
+  readonly oursCpu?: number;
+  readonly goCpu?: number;
+  /** 'ms' unless said */
+  readonly unit?: 'ms' | 'µs' | '×';
+  readonly note?: string;
+}
+
+export interface SectionOptions {
+  readonly runs: number;
+  readonly quick: boolean;
+  readonly phases: PhaseLog;
+  readonly tag: string;
+}
+
+/** Order of the subjects in round `i`: alternating, so drifting load hits all alike. */
+export function alternate<T>(xs: readonly T[], i: number): readonly T[] {
+  return i % 2 === 0 ? xs : [...xs].reverse();
+}

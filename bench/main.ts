@@ -1,0 +1,83 @@
+// npm run bench: our plugins beside Debian's Go plugins (/usr/lib/cni) on the same work in one
+// run, rounds alternating between them, every program in a clean environment (env -i style).
+// Sections: each plugin's ADD and DEL, then the Kubernetes chain through cnitool and cni-run.
+// Prints a Markdown table of medians and ratios, issue 10's targets, our plugins' phase times
+// (CNI_TIMING), and writes all of it to bench/results/latest.json.
+//
+//   npm run bench [-- --quick] [--runs N] [--only loopback,bridge,bandwidth,portmap,chain]
+//                 [--reference DIR]   (another build of ours in the Go column: an A/B of a change)
+//
+// As root (every case lives in throwaway network namespaces); needs `npm run build` and cnitool
+// (scripts/prereqs.sh builds it into .cache/). About 5 minutes on 2 cores; --quick about 2.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { benchBandwidth } from './bandwidth.ts';
+import { benchBridge } from './bridge.ts';
+import { benchChain } from './chain.ts';
+import { cniRunKind } from './cni-run.ts';
+import { GO_DIR, OURS_DIR, PhaseLog, ROOT, setReference, type Row, type SectionOptions } from './harness.ts';
+import { benchLoopback } from './loopback.ts';
+import { benchPortmap } from './portmap.ts';
+import { load, machine, phasesTable, rowsTable, targets, targetsTable, writeJson, type Report } from './report.ts';
+
+const SECTIONS: Record<string, (o: SectionOptions) => Promise<Row[]>> = {
+  loopback: benchLoopback,
+  bridge: benchBridge,
+  bandwidth: benchBandwidth,
+  portmap: benchPortmap,
+  chain: benchChain,
+};
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    runs: { type: 'string' },
+    only: { type: 'string' },
+    out: { type: 'string', default: join(ROOT, 'bench', 'results', 'latest.json') },
+    reference: { type: 'string' },
+  },
+});
+const quick = values.quick === true;
+const runs = Number(values.runs ?? (quick ? 5 : 15));
+const only = values.only?.split(',') ?? Object.keys(SECTIONS);
+for (const s of only) if (!(s in SECTIONS)) throw new Error(`unknown section ${s} (known: ${Object.keys(SECTIONS).join(', ')})`);
+
+if (values.reference !== undefined) setReference(values.reference);
+if (process.getuid?.() !== 0) throw new Error('the bench needs root: it makes network namespaces');
+for (const p of ['loopback', 'bridge', 'host-local', 'portmap', 'bandwidth']) {
+  if (!existsSync(join(OURS_DIR, p))) throw new Error(`build first: npm run build (${join(OURS_DIR, p)} is missing)`);
+  if (!existsSync(join(GO_DIR, p))) throw new Error(`the Go reference plugins are missing: ${join(GO_DIR, p)} (apt-get install containernetworking-plugins)`);
+}
+
+const phases = new PhaseLog();
+const options: SectionOptions = { runs, quick, phases, tag: String(process.pid) };
+const loadBefore = load();
+const started = Date.now();
+const rows: Row[] = [];
+for (const name of only) {
+  const t0 = Date.now();
+  process.stderr.write(`bench: ${name}…`);
+  rows.push(...(await (SECTIONS[name] as (o: SectionOptions) => Promise<Row[]>)(options)));
+  process.stderr.write(` ${((Date.now() - t0) / 1000).toFixed(0)} s (load ${load()})\n`);
+}
+
+const report: Report = {
+  date: new Date().toISOString(),
+  machine: machine(),
+  loadBefore,
+  loadAfter: load(),
+  options: { runs, quick, sections: only, reference: GO_DIR, seconds: Math.round((Date.now() - started) / 1000) },
+  cniRun: cniRunKind(),
+  rows,
+  targets: targets(rows),
+  phases: phases.medians(),
+};
+const m = report.machine;
+console.log(`\n${m.cpu}, ${m.cores} cores, Linux ${m.kernel}, Node ${m.node}; Go: ${m.goPlugins}, ${m.cnitool}`);
+console.log(`load average (1, 5, 15 min) before: ${report.loadBefore}, after: ${report.loadAfter}; cni-run: ${report.cniRun}\n`);
+console.log(rowsTable(rows));
+if (report.targets.length > 0) console.log(`\n${targetsTable(report.targets)}`);
+console.log(`\nour plugins' phases (CNI_TIMING=1, medians in ms; startup: process start → dispatcher)\n\n${phasesTable(report.phases)}`);
+writeJson(values.out, report);
+console.log(`\nwritten: ${values.out}`);
