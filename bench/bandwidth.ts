@@ -2,7 +2,7 @@
 // redirect filter, tbf on the ifb), ours beside the Go reference. Each pod is a fresh netns whose
 // veth peer sits in a throwaway node netns, made and removed outside the timing.
 import { join } from 'node:path';
-import { addNetns, Agent, alternate, cleanEnv, delNetns, GO_DIR, mean, median, OURS_DIR, sh, type Row, type SectionOptions } from './harness.ts';
+import { addNetns, Agent, alternate, cleanEnv, delNetns, GO_DIR, OURS_DIR, sh, Samples, type Row, type SectionOptions } from './harness.ts';
 
 function bandwidthConf(netns: string, hostVeth: string): string {
   return JSON.stringify({
@@ -25,12 +25,7 @@ export async function benchBandwidth(o: SectionOptions): Promise<Row[]> {
     { label: 'go', file: join(GO_DIR, 'bandwidth') },
     { label: 'ours', file: join(OURS_DIR, 'bandwidth') },
   ];
-  const t = new Map<string, number[]>();
-  const c = new Map<string, number[]>();
-  const push = (k: string, r: { ms: number; cpuMs: number }) => {
-    t.set(k, [...(t.get(k) ?? []), r.ms]);
-    c.set(k, [...(c.get(k) ?? []), r.cpuMs]);
-  };
+  const samples = new Samples();
   let seq = 0;
   try {
     for (let i = -1; i < o.runs; i++) {
@@ -48,8 +43,8 @@ export async function benchBandwidth(o: SectionOptions): Promise<Row[]> {
           const del = await agent.must(`${s.label} bandwidth DEL`, { cmd: s.file, env: env('DEL'), input });
           if (s.label === 'ours' && i >= 0) o.phases.collect(add.stderr + del.stderr, ' (alone)');
           if (i >= 0) {
-            push(`${s.label} ADD`, add);
-            push(`${s.label} DEL`, del);
+            samples.add(`${s.label} ADD`, add);
+            samples.add(`${s.label} DEL`, del);
           }
         } finally {
           delNetns(pod);
@@ -60,8 +55,8 @@ export async function benchBandwidth(o: SectionOptions): Promise<Row[]> {
     agent.close();
     delNetns(node);
   }
-  const m = (k: string) => median(t.get(k) ?? []);
-  const cpu = (k: string) => mean(c.get(k) ?? []);
+  const m = (k: string) => samples.median(k);
+  const cpu = (k: string) => samples.cpu(k);
   const row = (verb: string) => ({ ours: m(`ours ${verb}`), go: m(`go ${verb}`), oursCpu: cpu(`ours ${verb}`), goCpu: cpu(`go ${verb}`), n: o.runs });
   return [
     { section: 'bandwidth', name: 'ADD (ingress + egress)', ...row('ADD') },

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cniRunInvocation, type Invocation } from './cni-run.ts';
-import { addNetns, Agent, alternate, CNITOOL, cleanEnv, delNetns, GO_DIR, mean, median, OURS_DIR, ROOT, type Row, type SectionOptions } from './harness.ts';
+import { addNetns, Agent, alternate, CNITOOL, cleanEnv, delNetns, GO_DIR, OURS_DIR, ROOT, Samples, type Row, type SectionOptions } from './harness.ts';
 
 type Verb = 'add' | 'check' | 'del';
 const VERBS: readonly Verb[] = ['add', 'check', 'del'];
@@ -78,14 +78,9 @@ function dropImpl(impl: Impl): void {
   rmSync(impl.dataDir, { recursive: true, force: true });
 }
 
-type Samples = Map<string, number[]>;
-const push = (m: Samples, key: string, ms: number) => m.set(key, [...(m.get(key) ?? []), ms]);
-
 interface Ctx {
   readonly o: SectionOptions;
   readonly samples: Samples;
-  /** CPU time of the same runs, by the same keys */
-  readonly cpu: Samples;
   readonly goCheckFailure: { text?: string };
   seq: number;
 }
@@ -112,8 +107,7 @@ async function cycle(ctx: Ctx, { rt, impl, verbs }: Subject, key: (verb: Verb) =
         if (impl.label === 'go' && verb === 'check') ctx.goCheckFailure.text ??= firstLine(r.stderr || r.stdout);
         else throw new Error(`${rt.label} ${verb} over ${impl.label} failed: ${r.stdout} ${r.stderr}`);
       }
-      push(ctx.samples, key(verb), r.ms);
-      push(ctx.cpu, key(verb), r.cpuMs);
+      ctx.samples.add(key(verb), r);
     }
   } finally {
     delNetns(pod);
@@ -143,7 +137,7 @@ export async function benchChain(o: SectionOptions): Promise<Row[]> {
   const cniRun = await cniRunInvocation();
   const runtimes: Runtime[] = [cnitool, { label: 'cni-run', invoke: (verb, impl, netns, caps) => cniRun(verb, { ...impl, netns, caps }) }];
   const impls: Impl[] = [];
-  const ctx: Ctx = { o, samples: new Map(), cpu: new Map(), goCheckFailure: {}, seq: 0 };
+  const ctx: Ctx = { o, samples: new Samples(), goCheckFailure: {}, seq: 0 };
   try {
     // One node per implementation and number of pods already attached, so that every round
     // measures all of them: ADD with 100 pods is compared with ADD with none under the same load.
@@ -164,10 +158,10 @@ export async function benchChain(o: SectionOptions): Promise<Row[]> {
 }
 
 function rows(ctx: Ctx, runtimes: readonly Runtime[]): Row[] {
-  const m = (key: string) => median(ctx.samples.get(key) ?? []);
+  const m = (key: string) => ctx.samples.median(key);
   // `key` with {} for the implementation
-  const cpu = (key: string) => ({ oursCpu: mean(ctx.cpu.get(key.replace('{}', 'ours')) ?? []), goCpu: mean(ctx.cpu.get(key.replace('{}', 'go')) ?? []) });
-  const n = ctx.samples.get('cnitool ours add @0')?.length ?? 0;
+  const cpu = (key: string) => ({ oursCpu: ctx.samples.cpu(key.replace('{}', 'ours')), goCpu: ctx.samples.cpu(key.replace('{}', 'go')) });
+  const n = ctx.samples.count('cnitool ours add @0');
   const out: Row[] = [];
   for (const rt of runtimes) {
     for (const verb of VERBS) {

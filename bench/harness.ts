@@ -107,6 +107,29 @@ export function median(xs: readonly number[]): number {
   return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
 }
 
+/** Each run's wall and CPU time, by a key such as "ours ADD": medians of wall, means of CPU. */
+export class Samples {
+  readonly #wall = new Map<string, number[]>();
+  readonly #cpu = new Map<string, number[]>();
+
+  add(key: string, r: { readonly ms: number; readonly cpuMs: number }): void {
+    this.#wall.set(key, [...(this.#wall.get(key) ?? []), r.ms]);
+    this.#cpu.set(key, [...(this.#cpu.get(key) ?? []), r.cpuMs]);
+  }
+
+  median(key: string): number {
+    return median(this.#wall.get(key) ?? []);
+  }
+
+  cpu(key: string): number {
+    return mean(this.#cpu.get(key) ?? []);
+  }
+
+  count(key: string): number {
+    return this.#wall.get(key)?.length ?? 0;
+  }
+}
+
 /** Medians of the CNI_TIMING lines seen, per plugin and verb. */
 export class PhaseLog {
   readonly #lines = new Map<string, Map<string, number[]>>();
