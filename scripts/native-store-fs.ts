@@ -1,6 +1,7 @@
 // The file-system rules of the native store (scripts/native-store.ts): which directories are
 // safe to load code from, how a file is written so that no reader sees part of it, and how a
 // stored file is judged before it is reused.
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
@@ -105,11 +106,12 @@ export function writeAtomic(file: string, bytes: Uint8Array): number {
 }
 
 /**
- * The stored file opened for loading when it holds exactly `bytes` and is ours (see isOurs),
- * else undefined. The check and the load go through the one fd, so the file cannot change
- * between them, and a sweep that unlinks the name afterwards cannot take it away.
+ * The stored file opened for loading when it is ours (see isOurs), `size` bytes long, and its
+ * sha256 (hex) starts with `sha`; else undefined. The check and the load go through the one fd,
+ * so the file cannot change between them, and a sweep that unlinks the name afterwards cannot
+ * take it away.
  */
-export function openVerified(file: string, bytes: Uint8Array, uid: number): number | undefined {
+export function openVerified(file: string, sha: string, size: number, uid: number): number | undefined {
   let fd: number;
   try {
     fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
@@ -118,19 +120,20 @@ export function openVerified(file: string, bytes: Uint8Array, uid: number): numb
   }
   try {
     const st = fs.fstatSync(fd);
-    if (isOurs(st, uid) && st.size === bytes.length && sameContent(fd, bytes)) return fd;
+    if (isOurs(st, uid) && st.size === size && sha.length >= 16 && sha256Of(fd, size).startsWith(sha)) return fd;
   } catch {
-    // unreadable: replaced below like a damaged one
+    // unreadable: replaced like a damaged one
   }
   fs.closeSync(fd);
   return undefined;
 }
 
-// A byte-for-byte comparison with the embedded copy: exact, and cheaper than hashing (the
-// natives are ~140 KiB together; node:crypto alone costs more to load than this takes).
-function sameContent(fd: number, bytes: Uint8Array): boolean {
-  const buf = Buffer.allocUnsafe(bytes.length + 1);
+// Hashing the stored copy is the cheap way to check all of it: the bundle would have to read
+// and base64-decode its embedded copy to compare bytes, which costs several times more (measured),
+// and node:crypto is already loaded when Node starts.
+function sha256Of(fd: number, size: number): string {
+  const buf = Buffer.allocUnsafe(size);
   let got = 0;
-  for (let n; got < buf.length && (n = fs.readSync(fd, buf, got, buf.length - got, got)) > 0;) got += n;
-  return got === bytes.length && Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).equals(buf.subarray(0, got));
+  for (let n; got < size && (n = fs.readSync(fd, buf, got, size - got, got)) > 0;) got += n;
+  return got === size ? createHash('sha256').update(buf).digest('hex') : '';
 }

@@ -14,7 +14,7 @@ const FILES: Record<string, string> = {
   cni_native: join(root, 'native', 'build', 'Release', 'cni_native.node'),
   netlink: join(root, 'node_modules', 'netlink', 'prebuilds', `linux-${process.arch}`, 'node.napi.node'),
 };
-const SHA = Object.fromEntries(Object.entries(FILES).map(([n, f]) => [n, createHash('sha256').update(readFileSync(f)).digest('hex').slice(0, 16)]));
+const SHA = Object.fromEntries(Object.entries(FILES).map(([n, f]) => [n, createHash('sha256').update(readFileSync(f)).digest('hex')]));
 const NODE = process.version;
 const BUILD = '0123456789abcdef';
 
@@ -28,7 +28,7 @@ const { createNativeStore } = require(process.env.T_STORE);
 const files = JSON.parse(process.env.T_FILES), sha = JSON.parse(process.env.T_SHA);
 const natives = Object.fromEntries(Object.keys(files).map((n) => [n, { sha: sha[n], size: fs.statSync(files[n]).size }]));
 const dir = process.env.CNI_TS_NATIVE_DIR;
-if (process.env.T_TEMP_OF_OUR_PID) fs.writeFileSync(dir + '/cni_native-' + sha.cni_native + '.node.' + process.pid + '.tmp', 'being written', { mode: 0o600 });
+if (process.env.T_TEMP_OF_OUR_PID) fs.writeFileSync(dir + '/cni_native-' + sha.cni_native.slice(0, 16) + '.node.' + process.pid + '.tmp', 'being written', { mode: 0o600 });
 const store = createNativeStore({ natives, payload: (n) => fs.readFileSync(files[n]), env: process.env, build: process.env.T_BUILD });
 const out = {};
 for (const n of JSON.parse(process.env.T_LOAD)) out[n] = Object.keys(store.loadNative(n));
@@ -83,7 +83,7 @@ function storeDir(t: Test): string {
   return dir;
 }
 
-const nativeFile = (n: string) => `${n}-${SHA[n]}.node`;
+const nativeFile = (n: string) => `${n}-${SHA[n]?.slice(0, 16)}.node`;
 const BOTH = ['cni_native', 'netlink'];
 const EXPECTED = { cni_native: ['withNetns', 'flock', 'isNetnsFd', 'LOCK_SH', 'LOCK_EX', 'LOCK_UN', 'LOCK_NB'], netlink: ['NativeNetlink'] };
 
@@ -135,7 +135,7 @@ function seed(dir: string): { stale: string[]; foreign: string[] } {
     'cni_native.node',
     `x-${other}-ADD-${NODE}.jscache.orig`,
     'notes.tmp',
-    `cni_native-${SHA['cni_native']}.node.fresh.tmp`,
+    `cni_native-${SHA['cni_native']?.slice(0, 16)}.node.fresh.tmp`,
   ];
   for (const f of [...stale, ...foreign]) writeFileSync(join(dir, f), 'x', { mode: 0o600 });
   // a killed writer's leftover: older than any write takes

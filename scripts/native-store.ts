@@ -15,14 +15,17 @@ import { dlopenAnonymous, dlopenFd } from './native-store-load.ts';
 import { sweep, type OwnBuild } from './native-store-sweep.ts';
 
 export interface NativeInfo {
-  /** the first 16 hex digits of the file's sha256: part of its name on disk */
+  /**
+   * The file's sha256 in hex: its first 16 digits name it on disk, and a stored copy is used
+   * only when its hash starts with all the digits given (at least 16; the builds give all 64).
+   */
   readonly sha: string;
   readonly size: number;
 }
 
 export interface NativeStoreOptions {
   readonly natives: Readonly<Record<string, NativeInfo>>;
-  /** the bytes of an embedded native, read when one is loaded (a stored copy is compared with them) */
+  /** the bytes of an embedded native, read only when it has to be written */
   readonly payload: (name: string) => Uint8Array;
   /** the process environment, read when the store is made (never at build time) */
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -106,12 +109,20 @@ export function createNativeStore(o: NativeStoreOptions): NativeStore {
     sweep(dir, own);
   }
 
-  // The stored copy when it is intact, else a fresh one: an fd of exactly these bytes, and
+  // The embedded bytes, read (the bundle decodes them from its own file) at most once.
+  const payloads = new Map<string, Uint8Array>();
+  function payloadOf(name: string): Uint8Array {
+    let bytes = payloads.get(name);
+    if (bytes === undefined) payloads.set(name, (bytes = o.payload(name)));
+    return bytes;
+  }
+
+  // The stored copy when it is intact, else a fresh one: an fd of the native's exact bytes, and
   // whether it was written now. Throws when the directory takes no file.
-  function storedNative(file: string, bytes: Uint8Array): { fd: number; written: boolean } {
-    const fd = openVerified(file, bytes, uid);
+  function storedNative(name: string, n: NativeInfo, file: string): { fd: number; written: boolean } {
+    const fd = openVerified(file, n.sha, n.size, uid);
     // No unlink first: rename replaces a damaged file atomically.
-    return fd !== undefined ? { fd, written: false } : { fd: writeAtomic(file, bytes), written: true };
+    return fd !== undefined ? { fd, written: false } : { fd: writeAtomic(file, payloadOf(name)), written: true };
   }
 
   const loaded = new Map<string, unknown>();
@@ -119,7 +130,6 @@ export function createNativeStore(o: NativeStoreOptions): NativeStore {
     if (loaded.has(name)) return loaded.get(name);
     const n = o.natives[name];
     if (!n) throw new Error(`native module ${name} is not embedded in this executable`);
-    const bytes = o.payload(name);
     const mod = { exports: {} as unknown };
     const reasons: string[] = [];
     let done = false;
@@ -132,7 +142,7 @@ export function createNativeStore(o: NativeStoreOptions): NativeStore {
       const file = path.join(dir, `${name}-${n.sha.slice(0, 16)}.node`);
       let stored: { fd: number; written: boolean };
       try {
-        stored = storedNative(file, bytes);
+        stored = storedNative(name, n, file);
       } catch (e) {
         reasons.push(`${dir}: ${errorText(e)}`);
         continue;
@@ -148,7 +158,7 @@ export function createNativeStore(o: NativeStoreOptions): NativeStore {
       done = true;
       break;
     }
-    if (!done && !dlopenAnonymous(mod, bytes, reasons)) {
+    if (!done && !dlopenAnonymous(mod, payloadOf(name), reasons)) {
       throw new Error(
         `cannot load native module ${name}: no safe writable place for it (${reasons.join('; ')}); ` +
           'provide a directory owned by root and writable only by it: make /var/lib/cni or /run writable, or set CNI_TS_NATIVE_DIR',
