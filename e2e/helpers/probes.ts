@@ -59,7 +59,8 @@ export async function startProber(t: Test, from: string, limitMs = 2000): Promis
   let err = '';
   child.stdout.on('data', (b: Buffer) => (out += b.toString()));
   child.stderr.on('data', (b: Buffer) => (err += b.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  // 'close', not 'exit': stdout may still hold the answers when the process has exited
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   await new Promise<void>((resolve, reject) => {
     child.stdout.on('data', () => out.includes('ready\n') && resolve());
     void exited.then((code) => reject(new Error(`prober in ${from} exited (${code}): ${err}`)));
