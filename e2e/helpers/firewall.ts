@@ -66,7 +66,8 @@ export async function firewallStateOf(node: string, ips: readonly string[]): Pro
     out.push(...text.split('\n').filter((l) => ips.some((ip) => l.includes(` ${ip}/`))));
   }
   const nft = await tryRun('ip', ['netns', 'exec', node, 'nft', 'list', 'table', 'inet', 'cni_firewall']);
-  out.push(...nft.stdout.split('\n').filter((l) => ips.some((ip) => new RegExp(`[{ ,]${ip.replaceAll('.', '\\.')}[ ,}]`).test(l))));
+  // nft prints several elements on a line: one entry per address found
+  out.push(...ips.filter((ip) => new RegExp(`[{ ,]${ip.replaceAll('.', '\\.')}[ ,}]`).test(nft.stdout)).map((ip) => `nft element ${ip}`));
   return out;
 }
 
