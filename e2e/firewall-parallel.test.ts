@@ -40,6 +40,18 @@ async function parallel(t: Test, backend: FwBackend): Promise<void> {
     runs.map(() => 0),
     'every CHECK passes',
   );
+  if (backend === 'nftables') {
+    // GC (spec 1.1.0) keeps the listed attachments' elements and deletes the others
+    const [r0] = runs[0]!;
+    const keep = runs.slice(0, PODS / 2).map(([r]) => ({ containerID: r.id, ifname: 'eth0' }));
+    const gc = await runFirewall(DIST_BIN, 'GC', { ...r0, conf: { ...r0.conf, cniVersion: '1.1.0', 'cni.dev/valid-attachments': keep } });
+    t.equal(gc.code, 0, `GC succeeds ${gc.stdout}`);
+    t.same(
+      await firewallStateOf(node.name, ips),
+      ips.slice(0, PODS / 2).map((ip) => `nft element ${ip}`),
+      'GC left exactly the listed attachments',
+    );
+  }
   const dels = await Promise.all(runs.map(([r, p]) => runFirewall(DIST_BIN, 'DEL', r, p)));
   t.same(
     dels.map((d) => d.code),

@@ -96,7 +96,8 @@ function parseConf(req: CniRequest): FirewallConf {
   const policy = raw.ingressPolicy || 'open';
   if (policy !== 'open' && policy !== 'same-bridge') problems.push({ field: 'ingressPolicy', msg: `unknown ingress policy: ${JSON.stringify(policy)}` });
   const ingressPolicy = policy === 'same-bridge' ? 'same-bridge' : 'open';
-  const bridge = problems.length === 0 ? readBridge(ingressPolicy, req.prevResult, problems) : undefined;
+  // DEL leaves the isolation rules (other pods may need them), so it needs no bridge name.
+  const bridge = problems.length === 0 && req.command !== 'DEL' ? readBridge(ingressPolicy, req.prevResult, problems) : undefined;
   if (problems.length > 0) {
     throw new CniError(ErrorCode.InvalidNetworkConfig, problems[0]!.msg, problems.map((p) => `${p.field}: ${p.msg}`).join('; '));
   }

@@ -92,3 +92,14 @@ t.test('iptablesAdminChainName names the chain CNI-FORWARD jumps to first', asyn
     /:MY-ADMIN - \[0:0\]\n.*\n-I CNI-FORWARD 1 .* -j MY-ADMIN\n/,
   );
 });
+
+t.test('CHECK also wants the same-bridge rules (the reference checks only the accept rules)', async (t) => {
+  const noIsolation = parseSavedTable(
+    GO_V4.split('\n')
+      .filter((l) => !l.includes('-o cni0 -m comment'))
+      .join('\n'),
+    'filter',
+  );
+  t.match(checkIptablesFirewall(noIsolation, target(), 4), /expected rule "CNI-ISOLATION-STAGE-1 -i cni0 ! -o cni0 .* not found/);
+  t.equal(checkIptablesFirewall(noIsolation, target({ ingressPolicy: 'open' }), 4), undefined);
+});

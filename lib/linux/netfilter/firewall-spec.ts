@@ -45,6 +45,5 @@ export function validateFirewallTarget(t: FirewallTarget): void {
   if (!IPTABLES_CHAIN_RE.test(t.adminChain)) throw bad(`invalid iptablesAdminChainName ${goQuote(t.adminChain)}`);
   if (!FIREWALLD_ZONE_RE.test(t.zone)) throw bad(`invalid firewalldZone ${goQuote(t.zone)}`);
   if (t.bridge !== undefined) validateIfnameIdent(t.bridge);
-  if (t.ingressPolicy === 'same-bridge' && t.bridge === undefined) throw bad('same-bridge ingress policy needs the bridge name');
   for (const a of t.addrs) if (!/^[0-9a-f.:]+$/.test(a.ip)) throw bad(`invalid IP address ${goQuote(a.ip)}`);
 }

@@ -2,6 +2,7 @@
 // names (iptables, nftables, firewalld) or the default. Every entry point validates the target
 // again (its tokens are written into rule text) and holds the netfilter lock around its
 // read-modify-write, so parallel ADDs for different pods never lose each other's rules.
+import { CniError, ErrorCode } from '../../cni-spec/errors.ts';
 import { checkFirewalld, isFirewalldRunning, setupFirewalld, teardownFirewalld, firewalldProblem } from './firewall-firewalld.ts';
 import { checkFirewallIptables, setupFirewallIptables, teardownFirewallIptables } from './firewall-iptables.ts';
 import { checkFirewallNft, gcFirewallNft, setupFirewallNft, teardownFirewallNft } from './firewall-nft.ts';
@@ -20,9 +21,16 @@ export async function firewallBackendProblem(backend: FirewallBackend): Promise<
   return backend === 'firewalld' ? firewalldProblem() : portmapBackendProblem(backend);
 }
 
+/** same-bridge isolates by the bridge's name: ADD and CHECK cannot do without it. */
+function requireBridge(t: FirewallTarget): void {
+  if (t.ingressPolicy === 'same-bridge' && t.bridge === undefined)
+    throw new CniError(ErrorCode.InvalidNetworkConfig, 'same-bridge ingress policy needs the bridge name');
+}
+
 export async function setupFirewall(backend: FirewallBackend, t: FirewallTarget): Promise<void> {
   validateFirewallTarget(t);
   if (t.addrs.length === 0) return;
+  requireBridge(t);
   if (backend === 'firewalld') return setupFirewalld(t);
   const problem = portmapBackendProblem(backend);
   if (problem !== undefined) throw new Error(problem);
@@ -49,6 +57,7 @@ export async function teardownFirewall(backend: FirewallBackend, t: FirewallTarg
 export async function checkFirewall(backend: FirewallBackend, t: FirewallTarget): Promise<void> {
   validateFirewallTarget(t);
   if (t.addrs.length === 0) return;
+  requireBridge(t);
   if (backend === 'firewalld') return checkFirewalld(t);
   const problem = portmapBackendProblem(backend);
   if (problem !== undefined) throw new Error(problem);
