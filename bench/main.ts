@@ -4,7 +4,7 @@
 // Prints a Markdown table of medians and ratios, issue 10's targets, our plugins' phase times
 // (CNI_TIMING), and writes all of it to bench/results/latest.json.
 //
-//   npm run bench [-- --quick] [--runs N] [--only loopback,bridge,bandwidth,portmap,chain]
+//   npm run bench [-- --quick] [--runs N] [--only loopback,bridge,bandwidth,portmap,firewall,chain]
 //                 [--reference DIR]   (another build of ours in the Go column: an A/B of a change)
 //
 // As root (every case lives in throwaway network namespaces); needs `npm run build` and cnitool
@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util';
 import { benchBandwidth } from './bandwidth.ts';
 import { benchBridge } from './bridge.ts';
 import { benchChain } from './chain.ts';
+import { benchFirewall } from './firewall.ts';
 import { cniRunKind } from './cni-run.ts';
 import { GO_DIR, OURS_DIR, PhaseLog, ROOT, setReference, type Row, type SectionOptions } from './harness.ts';
 import { benchLoopback } from './loopback.ts';
@@ -26,6 +27,7 @@ const SECTIONS: Record<string, (o: SectionOptions) => Promise<Row[]>> = {
   bridge: benchBridge,
   bandwidth: benchBandwidth,
   portmap: benchPortmap,
+  firewall: benchFirewall,
   chain: benchChain,
 };
 

@@ -4,6 +4,7 @@
 export const PROGRAMS = {
   bandwidth: () => import('../plugins/bandwidth/main.ts'),
   bridge: () => import('../plugins/bridge/main.ts'),
+  firewall: () => import('../plugins/firewall/main.ts'),
   'cni-run': () => import('../tools/cni-run.ts'),
   'host-local': () => import('../plugins/host-local/main.ts'),
   loopback: () => import('../plugins/loopback/main.ts'),

@@ -8,6 +8,7 @@ import { hostLocalSchema } from '../../lib/ipam/host-local-schema.ts';
 import { staticConfSchema } from '../../lib/ipam/static-conf.ts';
 import { bandwidthConfSchema } from '../../plugins/bandwidth/conf.ts';
 import { bridgeConfSchema } from '../../plugins/bridge/conf.ts';
+import { firewallConfSchema } from '../../plugins/firewall/conf.ts';
 import { portmapConfSchema } from '../../plugins/portmap/conf.ts';
 import { CHAIN, prepareBridgeLike, type ChainWorld } from './chain-prep.ts';
 
@@ -216,6 +217,34 @@ export const TARGETS: readonly Target[] = [
       {
         name: 'host veth listed in a sandbox',
         prev: (chain) => ({ ...chain, interfaces: interfacesOf(chain).map((i) => (i.name === CHAIN.hostVeth ? { ...i, sandbox: '/run/netns/x' } : i)) }),
+        codes: { ADD: [7], CHECK: [7] },
+      },
+    ],
+  },
+  {
+    plugin: 'firewall',
+    schemas: () => [firewallConfSchema()],
+    base: (c) => ({ cniVersion: '1.0.0', name: c.name, type: 'firewall', backend: 'iptables', ingressPolicy: 'same-bridge', prevResult: c.chain }),
+    usesNetns: false,
+    readsCniArgs: false,
+    delReadsConfig: true,
+    valueVerbs: ALL_VERBS,
+    // '' is the reference's "not set" for each of them: the default, no error
+    badStrings: {
+      backend: ['ebpf', 'IPTABLES', 'iptables ', HUGE],
+      iptablesAdminChainName: ['a b', 'a;b', '-j', 'x'.repeat(29), 'A\nB', HUGE],
+      firewalldZone: ['a b', 'a;b', 'x'.repeat(18), '../x', HUGE],
+      ingressPolicy: ['closed', 'isolated', 'Same-Bridge', HUGE],
+    },
+    prepare: prepareBridgeLike,
+    prevCases: [
+      // nothing to allow: the reference prints prevResult and touches no rule
+      { name: 'no ips', prev: (chain) => ({ ...chain, ips: [] }), codes: {} },
+      // same-bridge isolates by prevResult's first interface; DEL leaves the isolation rules, as the reference does
+      { name: 'no interfaces', prev: (chain) => ({ ...chain, interfaces: [] }), codes: { ADD: [7], CHECK: [7] } },
+      {
+        name: 'bridge name with a quote',
+        prev: (chain) => ({ ...chain, interfaces: [{ name: 'br"x' }, ...interfacesOf(chain).slice(1)] }),
         codes: { ADD: [7], CHECK: [7] },
       },
     ],

@@ -7,6 +7,7 @@ import { loadHostLocalConf } from '../../lib/ipam/host-local-conf.ts';
 import { loadStaticConf } from '../../lib/ipam/static-conf.ts';
 import { loadConf as loadBandwidthConf } from '../../plugins/bandwidth/conf.ts';
 import { loadConf as loadBridgeConf } from '../../plugins/bridge/conf.ts';
+import { loadConf as loadFirewallConf } from '../../plugins/firewall/conf.ts';
 import { loadConf as loadPortmapConf } from '../../plugins/portmap/conf.ts';
 
 export interface PluginCheck {
@@ -31,6 +32,7 @@ export const PLUGIN_CHECKS: Readonly<Record<string, PluginCheck>> = {
   loopback: { ...plain, load: () => {}, capabilities: [] },
   portmap: { ...plain, load: (req) => void loadPortmapConf(req), capabilities: ['portMappings'], chained: true },
   bandwidth: { ...plain, load: (req) => void loadBandwidthConf(req), capabilities: ['bandwidth'], chained: true },
+  firewall: { ...plain, load: (req) => void loadFirewallConf(req), capabilities: [], chained: true },
   'host-local': { ...plain, load: (req) => void loadHostLocalConf(req), capabilities: ['ips', 'ipRanges'], isIpam: true },
   static: { ...plain, load: (req) => void loadStaticConf(req), capabilities: ['ips'], isIpam: true },
 };

@@ -88,19 +88,37 @@ t.test('cniVersions: the highest we implement is the one plugins are checked wit
   ]);
 });
 
+t.test('firewall: its own config code judges backend, admin chain and ingress policy', async (t) => {
+  const fw = (extra: Record<string, unknown>) =>
+    text({
+      name: 'n',
+      cniVersion: '0.4.0',
+      plugins: [
+        { type: 'bridge', ipam: { type: 'host-local', subnet: '10.88.0.0/16' } },
+        { type: 'firewall', ...extra },
+      ],
+    });
+  t.same(errors(validateText('f.conflist', fw({ backend: 'iptables', iptablesAdminChainName: 'MY-ADMIN', ingressPolicy: 'same-bridge' })).findings), []);
+  t.same(only(validateText('f.conflist', fw({ backend: 'pf', iptablesAdminChainName: '-j', ingressPolicy: 'closed' })).findings, 'error'), [
+    { plugin: 1, type: 'firewall', field: 'backend' },
+    { plugin: 1, type: 'firewall', field: 'iptablesAdminChainName' },
+    { plugin: 1, type: 'firewall', field: 'ingressPolicy' },
+  ]);
+});
+
 t.test('chained plugins must follow the plugin that makes the interface', async (t) => {
   const r = validateText('c.conflist', text({ name: 'n', cniVersion: '1.0.0', plugins: [{ type: 'portmap', capabilities: { portMappings: true } }] }));
   t.match(errors(r.findings), [{ plugin: 0, type: 'portmap', field: 'type', message: /put it after the plugin that makes the interface/ }]);
 });
 
 t.test('an unknown plugin type is reported as not checked, and is not an error', async (t) => {
-  const r = validateText('u.conflist', text({ name: 'n', cniVersion: '1.0.0', plugins: [{ type: 'bridge', ipam: { type: 'dhcp' } }, { type: 'firewall' }] }));
+  const r = validateText('u.conflist', text({ name: 'n', cniVersion: '1.0.0', plugins: [{ type: 'bridge', ipam: { type: 'dhcp' } }, { type: 'sbr' }] }));
   t.same(errors(r.findings), []);
   t.match(r.findings, [
     { severity: 'note', plugin: 0, field: 'ipam.type', message: /not checked: unknown IPAM type "dhcp"/ },
-    { severity: 'note', plugin: 1, type: 'firewall', field: 'type', message: /not checked: unknown type "firewall"/ },
+    { severity: 'note', plugin: 1, type: 'sbr', field: 'type', message: /not checked: unknown type "sbr"/ },
   ]);
-  t.match(errors(validateText('u.conflist', text({ name: 'n', cniVersion: '1.0.0', plugins: [{ type: 'firewall', capabilities: 'all' }] })).findings), [
+  t.match(errors(validateText('u.conflist', text({ name: 'n', cniVersion: '1.0.0', plugins: [{ type: 'sbr', capabilities: 'all' }] })).findings), [
     { plugin: 0, field: 'capabilities', message: /expected record/ },
   ]);
 });

@@ -10,3 +10,7 @@ export { NetfilterErrors } from './settle.ts';
 export { setupPortmap, teardownPortmap, checkPortmap, gcPortmap, portmapBackendProblem, defaultPortmapBackend, type PortmapBackend } from './portmap.ts';
 export { containerAddr, ipFamily, PORT_PROTOCOLS, type ContainerAddr, type PortMapping, type PortmapTarget, type PortProtocol } from './portmap-spec.ts';
 export { CONDITION_MAX_LEN, CONDITION_TOKEN_RE, IPTABLES_CHAIN_RE } from './validate.ts';
+// firewall (FORWARD accept rules, same-bridge isolation), three backends.
+export { setupFirewall, teardownFirewall, checkFirewall, gcFirewall, defaultFirewallBackend, firewallBackendProblem } from './firewall.ts';
+export { FIREWALL_BACKENDS, FIREWALLD_ZONE_RE, type FirewallAddr, type FirewallBackend, type FirewallTarget, type IngressPolicy } from './firewall-spec.ts';
+export { firewallNftKey } from './firewall-nft-plan.ts';

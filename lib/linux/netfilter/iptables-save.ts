@@ -1,4 +1,4 @@
-// Reading `iptables-save -t nat` output. Only what the masquerade code needs: which chains
+// Reading `iptables-save -t <table>` output. Only what the masquerade code needs: which chains
 // exist, and each rule as its chain, tokens and raw line (a saved line is valid restore input,
 // so `-A` → `-D` deletes exactly that rule, whatever matches or counters it carries).
 
@@ -45,13 +45,18 @@ export function tokenizeSaved(line: string): string[] {
 
 /** Parses the nat table of iptables-save output (other tables, if any, are ignored). */
 export function parseSavedNat(text: string): SavedTable {
+  return parseSavedTable(text, 'nat');
+}
+
+/** Parses one table of iptables-save output (other tables, if any, are ignored). */
+export function parseSavedTable(text: string, table: string): SavedTable {
   const chains = new Set<string>();
   const rules: SavedRule[] = [];
   let inNat = false;
   for (const raw of text.split('\n')) {
     const line = raw.trimEnd();
     if (line.startsWith('*')) {
-      inNat = line === '*nat';
+      inNat = line === `*${table}`;
     } else if (inNat && line.startsWith(':')) {
       chains.add(line.slice(1).split(' ')[0]!);
     } else if (inNat && line.startsWith('-A ')) {

@@ -1,0 +1,105 @@
+import t from 'tap';
+import { checkIptablesFirewall, planIptablesFirewallSetup, planIptablesFirewallTeardown } from './firewall-iptables-plan.ts';
+import type { FirewallTarget } from './firewall-spec.ts';
+import { parseSavedTable } from './iptables-save.ts';
+
+const target = (o: Partial<FirewallTarget> = {}): FirewallTarget => ({
+  network: 'podnet',
+  containerId: 'c1',
+  ifname: 'eth0',
+  addrs: [
+    { family: 4, ip: '10.88.0.2' },
+    { family: 6, ip: 'fd00::2' },
+  ],
+  ingressPolicy: 'same-bridge',
+  bridge: 'cni0',
+  adminChain: 'CNI-ADMIN',
+  zone: 'trusted',
+  ...o,
+});
+
+// iptables-save -t filter after the Go firewall v1.1.1 ADD of this very target (ingressPolicy same-bridge).
+const GO_V4 = `*filter
+:INPUT ACCEPT [0:0]
+:FORWARD ACCEPT [0:0]
+:OUTPUT ACCEPT [0:0]
+:CNI-ADMIN - [0:0]
+:CNI-FORWARD - [0:0]
+:CNI-ISOLATION-STAGE-1 - [0:0]
+:CNI-ISOLATION-STAGE-2 - [0:0]
+-A FORWARD -m comment --comment "CNI firewall plugin rules (ingressPolicy: same-bridge)" -j CNI-ISOLATION-STAGE-1
+-A FORWARD -m comment --comment "CNI firewall plugin rules" -j CNI-FORWARD
+-A CNI-FORWARD -m comment --comment "CNI firewall plugin admin overrides" -j CNI-ADMIN
+-A CNI-FORWARD -d 10.88.0.2/32 -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT
+-A CNI-FORWARD -s 10.88.0.2/32 -j ACCEPT
+-A CNI-ISOLATION-STAGE-1 -i cni0 ! -o cni0 -m comment --comment "CNI firewall plugin rules (ingressPolicy: same-bridge)" -j CNI-ISOLATION-STAGE-2
+-A CNI-ISOLATION-STAGE-1 -m comment --comment "CNI firewall plugin rules (ingressPolicy: same-bridge)" -j RETURN
+-A CNI-ISOLATION-STAGE-2 -o cni0 -m comment --comment "CNI firewall plugin rules (ingressPolicy: same-bridge)" -j DROP
+-A CNI-ISOLATION-STAGE-2 -m comment --comment "CNI firewall plugin rules (ingressPolicy: same-bridge)" -j RETURN
+COMMIT
+`;
+const EMPTY = parseSavedTable('*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\nCOMMIT\n', 'filter');
+
+t.test("on an empty table: the reference's chains and rules, in its order of steps", async (t) => {
+  t.equal(
+    planIptablesFirewallSetup(EMPTY, target(), 4),
+    [
+      '*filter',
+      ':CNI-FORWARD - [0:0]',
+      ':CNI-ADMIN - [0:0]',
+      '-I FORWARD 1 -m comment --comment "CNI firewall plugin rules" -j CNI-FORWARD',
+      '-I CNI-FORWARD 1 -m comment --comment "CNI firewall plugin admin overrides" -j CNI-ADMIN',
+      '-A CNI-FORWARD -d 10.88.0.2/32 -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT',
+      '-A CNI-FORWARD -s 10.88.0.2/32 -j ACCEPT',
+      ':CNI-ISOLATION-STAGE-1 - [0:0]',
+      ':CNI-ISOLATION-STAGE-2 - [0:0]',
+      '-I FORWARD 1 -m comment --comment "CNI firewall plugin rules (ingressPolicy: same-bridge)" -j CNI-ISOLATION-STAGE-1',
+      '-I CNI-ISOLATION-STAGE-1 1 -i cni0 ! -o cni0 -m comment --comment "CNI firewall plugin rules (ingressPolicy: same-bridge)" -j CNI-ISOLATION-STAGE-2',
+      '-A CNI-ISOLATION-STAGE-1 -m comment --comment "CNI firewall plugin rules (ingressPolicy: same-bridge)" -j RETURN',
+      '-I CNI-ISOLATION-STAGE-2 1 -o cni0 -m comment --comment "CNI firewall plugin rules (ingressPolicy: same-bridge)" -j DROP',
+      '-A CNI-ISOLATION-STAGE-2 -m comment --comment "CNI firewall plugin rules (ingressPolicy: same-bridge)" -j RETURN',
+      'COMMIT',
+      '',
+    ].join('\n'),
+  );
+  t.match(planIptablesFirewallSetup(EMPTY, target(), 6), /-A CNI-FORWARD -d fd00::2\/128 -m conntrack/);
+});
+
+t.test("what the Go plugin wrote is what we would write: nothing to add, CHECK passes, DEL removes the pod's two rules", async (t) => {
+  const saved = parseSavedTable(GO_V4, 'filter');
+  t.equal(planIptablesFirewallSetup(saved, target(), 4), undefined);
+  t.equal(checkIptablesFirewall(saved, target(), 4), undefined);
+  t.equal(
+    planIptablesFirewallTeardown(saved, target(), 4),
+    '*filter\n-D CNI-FORWARD -d 10.88.0.2/32 -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT\n-D CNI-FORWARD -s 10.88.0.2/32 -j ACCEPT\nCOMMIT\n',
+  );
+  t.match(checkIptablesFirewall(saved, target({ addrs: [{ family: 4, ip: '10.88.0.3' }] }), 4), /expected rule "CNI-FORWARD -d 10\.88\.0\.3\/32/);
+});
+
+t.test('a second bridge gets its isolation rules on top; the shared ones are not repeated', async (t) => {
+  const plan = planIptablesFirewallSetup(parseSavedTable(GO_V4, 'filter'), target({ bridge: 'cni1', addrs: [{ family: 4, ip: '10.89.0.2' }] }), 4);
+  t.same(plan?.split('\n').slice(1, -2), [
+    '-A CNI-FORWARD -d 10.89.0.2/32 -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT',
+    '-A CNI-FORWARD -s 10.89.0.2/32 -j ACCEPT',
+    '-I CNI-ISOLATION-STAGE-1 1 -i cni1 ! -o cni1 -m comment --comment "CNI firewall plugin rules (ingressPolicy: same-bridge)" -j CNI-ISOLATION-STAGE-2',
+    '-I CNI-ISOLATION-STAGE-2 1 -o cni1 -m comment --comment "CNI firewall plugin rules (ingressPolicy: same-bridge)" -j DROP',
+  ]);
+});
+
+t.test('iptablesAdminChainName names the chain CNI-FORWARD jumps to first', async (t) => {
+  t.match(
+    planIptablesFirewallSetup(EMPTY, target({ adminChain: 'MY-ADMIN', ingressPolicy: 'open' }), 4),
+    /:MY-ADMIN - \[0:0\]\n.*\n-I CNI-FORWARD 1 .* -j MY-ADMIN\n/,
+  );
+});
+
+t.test('CHECK also wants the same-bridge rules (the reference checks only the accept rules)', async (t) => {
+  const noIsolation = parseSavedTable(
+    GO_V4.split('\n')
+      .filter((l) => !l.includes('-o cni0 -m comment'))
+      .join('\n'),
+    'filter',
+  );
+  t.match(checkIptablesFirewall(noIsolation, target(), 4), /expected rule "CNI-ISOLATION-STAGE-1 -i cni0 ! -o cni0 .* not found/);
+  t.equal(checkIptablesFirewall(noIsolation, target({ ingressPolicy: 'open' }), 4), undefined);
+});

@@ -1,0 +1,105 @@
+// The firewall plugin's iptables rules as iptables-restore input (pure), in the reference's
+// layout (https://github.com/containernetworking/plugins/blob/v1.1.1/plugins/meta/firewall/iptables.go
+// and ingresspolicy.go), filter table, one family at a time:
+//   FORWARD (first):        comment -j CNI-FORWARD
+//   CNI-FORWARD (first):    comment -j CNI-ADMIN (iptablesAdminChainName; the admin's own chain, never written)
+//   CNI-FORWARD:            per address: -d ip -m conntrack RELATED,ESTABLISHED -j ACCEPT; -s ip -j ACCEPT
+//   same-bridge, FORWARD (first): comment -j CNI-ISOLATION-STAGE-1
+//   CNI-ISOLATION-STAGE-1:  per bridge (first): -i br ! -o br -j CNI-ISOLATION-STAGE-2; last: -j RETURN
+//   CNI-ISOLATION-STAGE-2:  per bridge (first): -o br -j DROP; last: -j RETURN
+// Rules are written exactly as iptables-save prints them, so "is it there" is a line compare.
+// The shared chains and the isolation rules stay after DEL, as in the reference: other pods
+// (of either implementation) may still use them.
+import type { SavedTable } from './iptables-save.ts';
+import type { FirewallTarget } from './firewall-spec.ts';
+
+type Family = 4 | 6;
+const HOST_BITS: Record<Family, number> = { 4: 32, 6: 128 };
+
+export const FW_CHAIN = 'CNI-FORWARD';
+export const FW_ISOLATION_1 = 'CNI-ISOLATION-STAGE-1';
+export const FW_ISOLATION_2 = 'CNI-ISOLATION-STAGE-2';
+const FW_COMMENT = '"CNI firewall plugin rules"';
+const ADMIN_COMMENT = '"CNI firewall plugin admin overrides"';
+const ISOLATION_COMMENT = '"CNI firewall plugin rules (ingressPolicy: same-bridge)"';
+
+export const forwardJump = (): string => `-A FORWARD -m comment --comment ${FW_COMMENT} -j ${FW_CHAIN}`;
+export const adminJump = (admin: string): string => `-A ${FW_CHAIN} -m comment --comment ${ADMIN_COMMENT} -j ${admin}`;
+
+/** The two rules of one address: replies in, anything out. */
+export function podRules(t: FirewallTarget, family: Family): string[] {
+  return t.addrs
+    .filter((a) => a.family === family)
+    .flatMap((a) => {
+      const ip = `${a.ip}/${HOST_BITS[family]}`;
+      return [`-A ${FW_CHAIN} -d ${ip} -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT`, `-A ${FW_CHAIN} -s ${ip} -j ACCEPT`];
+    });
+}
+
+export const isolationJump = (): string => `-A FORWARD -m comment --comment ${ISOLATION_COMMENT} -j ${FW_ISOLATION_1}`;
+const isolationReturn = (chain: string): string => `-A ${chain} -m comment --comment ${ISOLATION_COMMENT} -j RETURN`;
+export const isolationStage1 = (br: string): string =>
+  `-A ${FW_ISOLATION_1} -i ${br} ! -o ${br} -m comment --comment ${ISOLATION_COMMENT} -j ${FW_ISOLATION_2}`;
+export const isolationStage2 = (br: string): string => `-A ${FW_ISOLATION_2} -o ${br} -m comment --comment ${ISOLATION_COMMENT} -j DROP`;
+
+/** "-A CHAIN rest" → "-I CHAIN 1 rest": the reference puts these first. */
+const first = (line: string): string => line.replace(/^-A (\S+) /, '-I $1 1 ');
+const del = (line: string): string => line.replace(/^-A /, '-D ');
+
+const restoreText = (lines: readonly string[]): string => ['*filter', ...lines, 'COMMIT', ''].join('\n');
+
+/** What ADD writes, in the reference's order of steps; only what is missing. Undefined: all there. */
+export function planIptablesFirewallSetup(saved: SavedTable, t: FirewallTarget, family: Family): string | undefined {
+  const pods = podRules(t, family);
+  if (pods.length === 0) return undefined;
+  const have = new Set(saved.rules.map((r) => r.line));
+  const lines: string[] = [];
+  const chain = (name: string) => {
+    if (!saved.chains.has(name) && !lines.includes(`:${name} - [0:0]`)) lines.push(`:${name} - [0:0]`);
+  };
+  // ensureFirstChainRule / InsertUnique(prepend): inserted at the top unless already anywhere.
+  const atTop = (rule: string) => {
+    if (!have.has(rule)) lines.push(first(rule));
+  };
+  const atEnd = (rule: string) => {
+    if (!have.has(rule) && !lines.includes(rule)) lines.push(rule);
+  };
+  chain(FW_CHAIN);
+  chain(t.adminChain);
+  atTop(forwardJump());
+  atTop(adminJump(t.adminChain));
+  pods.forEach(atEnd);
+  if (t.ingressPolicy === 'same-bridge' && t.bridge !== undefined) {
+    chain(FW_ISOLATION_1);
+    chain(FW_ISOLATION_2);
+    atTop(isolationJump());
+    atTop(isolationStage1(t.bridge));
+    atEnd(isolationReturn(FW_ISOLATION_1));
+    atTop(isolationStage2(t.bridge));
+    atEnd(isolationReturn(FW_ISOLATION_2));
+  }
+  return lines.length === 0 ? undefined : restoreText(lines);
+}
+
+/** DEL without reading: both rules of every address (refused as a whole when one is missing). */
+export function planIptablesFirewallDelete(t: FirewallTarget, family: Family): string | undefined {
+  const pods = podRules(t, family);
+  return pods.length === 0 ? undefined : restoreText(pods.map(del));
+}
+
+/** DEL from what the table shows: the rules of the addresses that are there. */
+export function planIptablesFirewallTeardown(saved: SavedTable, t: FirewallTarget, family: Family): string | undefined {
+  const have = new Set(saved.rules.map((r) => r.line));
+  const gone = podRules(t, family).filter((r) => have.has(r));
+  return gone.length === 0 ? undefined : restoreText(gone.map(del));
+}
+
+/** CHECK: the first missing piece, in the reference's words, or undefined. */
+export function checkIptablesFirewall(saved: SavedTable, t: FirewallTarget, family: Family): string | undefined {
+  const have = new Set(saved.rules.map((r) => r.line));
+  const wanted = [forwardJump(), adminJump(t.adminChain), ...podRules(t, family)];
+  if (t.ingressPolicy === 'same-bridge' && t.bridge !== undefined) wanted.push(isolationJump(), isolationStage1(t.bridge), isolationStage2(t.bridge));
+  for (const name of [FW_CHAIN, t.adminChain]) if (!saved.chains.has(name)) return `chain ${name} not found`;
+  const missing = wanted.find((r) => !have.has(r));
+  return missing === undefined ? undefined : `expected rule "${missing.slice(3)}" not found`;
+}

@@ -1,0 +1,62 @@
+// The firewall nftables executor: ADD is one `nft -f -` (plus one read for same-bridge); DEL and
+// GC read the table once and delete elements in one transaction.
+import { requireTool, runTool, ToolError } from './exec.ts';
+import { applyNft } from './nft.ts';
+import {
+  checkNftFirewall,
+  EMPTY_FW_STATE,
+  FW_NFT_TABLE,
+  firewallNftKey,
+  parseFirewallNft,
+  planNftFirewallGc,
+  planNftFirewallSetup,
+  planNftFirewallTeardown,
+  type FwNftState,
+} from './firewall-nft-plan.ts';
+import type { FirewallTarget } from './firewall-spec.ts';
+
+async function readTable(): Promise<FwNftState> {
+  const nft = requireTool('nft', 'nftables');
+  try {
+    return parseFirewallNft(await runTool(nft, ['-j', 'list', 'table', 'inet', FW_NFT_TABLE]));
+  } catch (err) {
+    if (err instanceof ToolError && /No such file or directory/.test(err.stderr)) return EMPTY_FW_STATE;
+    throw err;
+  }
+}
+
+/** Read (when it matters), plan, apply; once more from a fresh read if the apply is refused. */
+async function readPlanApply(plan: (state: FwNftState) => string | undefined): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const script = plan(await readTable());
+    if (script === undefined) return;
+    try {
+      return await applyNft(script);
+    } catch (err) {
+      if (attempt >= 2) throw err;
+    }
+  }
+}
+
+export async function setupFirewallNft(t: FirewallTarget): Promise<void> {
+  try {
+    if (t.ingressPolicy === 'same-bridge') await readPlanApply((state) => planNftFirewallSetup(t, state));
+    else await applyNft(planNftFirewallSetup(t));
+  } catch (err) {
+    throw new Error(`unable to set up nftables firewall rules: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+export function teardownFirewallNft(t: Pick<FirewallTarget, 'network' | 'ifname' | 'containerId'>): Promise<void> {
+  const key = firewallNftKey(t);
+  return readPlanApply((state) => planNftFirewallTeardown(state, key));
+}
+
+export async function checkFirewallNft(t: FirewallTarget): Promise<void> {
+  const problem = checkNftFirewall(await readTable(), t);
+  if (problem !== undefined) throw new Error(problem);
+}
+
+export function gcFirewallNft(network: string, validKeys: ReadonlySet<string>): Promise<void> {
+  return readPlanApply((state) => planNftFirewallGc(state, network, validKeys));
+}
