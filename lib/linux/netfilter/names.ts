@@ -109,3 +109,13 @@ export const PORTMAP_NFT_HOSTIP_HOSTPORTS = 'hostip_hostports';
 /** jumps to both chains above; entered once per packet after the local-address check */
 export const PORTMAP_NFT_HOSTPORTS_ALL = 'hostports_all';
 export const PORTMAP_NFT_MASQUERADING = 'masquerading';
+
+/**
+ * Ours, not the reference's: an unhooked chain per network (never jumped to, so never
+ * evaluated) holding one marker rule per container address, `ip daddr <addr> comment "<id>"`.
+ * The reference comments its rules with the container id alone, so only the marker proves
+ * which network a container's rules in the shared table belong to; GC relies on it.
+ */
+export function portmapNftNetworkChain(network: string): string {
+  return `cni_net_${hashHex(network, 16)}`;
+}
