@@ -63,10 +63,25 @@ export interface SpoofNames {
   readonly comment: string;
 }
 
+export const SPOOF_COMMENT_PREFIX = 'macspoofchk-';
+
 export function spoofNames(containerId: string, ifname: string): SpoofNames {
-  const ref = `${containerId}-${ifname}`;
+  return spoofNamesOfRef(`${containerId}-${ifname}`);
+}
+
+export function spoofNamesOfRef(ref: string): SpoofNames {
   const ifaceChain = `cni-br-iface-${ref}`;
-  return { ref, ifaceChain, macChain: `${ifaceChain}-mac`, comment: `macspoofchk-${ref}` };
+  return { ref, ifaceChain, macChain: `${ifaceChain}-mac`, comment: `${SPOOF_COMMENT_PREFIX}${ref}` };
+}
+
+/**
+ * Ours, not the reference's: an unhooked chain per network (never jumped to, so never
+ * evaluated) holding one marker rule per attachment, `iifname "<host veth>" comment
+ * "macspoofchk-<ref>"`. The reference's names carry no network, so only the marker proves
+ * which network an attachment's chains belong to; GC relies on it.
+ */
+export function spoofNetworkChain(network: string): string {
+  return `cni-br-net-${hashHex(network, 16)}`;
 }
 
 // ---- portmap, iptables backend (plugins/meta/portmap) ----
