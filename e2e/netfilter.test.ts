@@ -436,7 +436,13 @@ t.test('cost per call (median of 10, ms)', async (t) => {
       );
     }
   }
-  const spoof = Array.from({ length: 10 }, (_, i) => ({ containerId: `m${i}`, ifname: 'eth0', hostIfname: `veth${i}`, mac: '0a:58:0a:16:00:05' }));
+  const spoof = Array.from({ length: 10 }, (_, i) => ({
+    network: 'podnet',
+    containerId: `m${i}`,
+    ifname: 'eth0',
+    hostIfname: `veth${i}`,
+    mac: '0a:58:0a:16:00:05',
+  }));
   const out = await nfOk(
     t,
     ns,
