@@ -39,7 +39,7 @@ import { planNftMasqSetup } from '../lib/linux/netfilter/masq-nft-plan.ts';
 import { planIptablesPortmapCreate } from '../lib/linux/netfilter/portmap-iptables-plan.ts';
 import { planNftPortmapSetup } from '../lib/linux/netfilter/portmap-nft-plan.ts';
 import { planSpoofSetup } from '../lib/linux/netfilter/spoofcheck-plan.ts';
-import { spoofNames, spoofNetworkChain } from '../lib/linux/netfilter/names.ts';
+import { spoofNames, spoofNetworkTag } from '../lib/linux/netfilter/names.ts';
 import { parseMasqAddrs } from '../lib/linux/netfilter/validate.ts';
 import { encodeIngressQdisc, encodeRedirectFilter, encodeTbfQdisc } from '../lib/linux/tc/tc-msg.ts';
 import { loadConf as loadBandwidthConf } from '../plugins/bandwidth/conf.ts';
@@ -205,7 +205,7 @@ function warmPlugins(): void {
     { chains: [], rules: [] },
     spoofNames(CONTAINER_ID, 'eth0'),
     { hostIfname: 'veth0123abcd', mac: '0a:58:0a:f4:01:03' },
-    spoofNetworkChain('warm-up'),
+    spoofNetworkTag('warm-up'),
   );
 
   const portmap = loadPortmapConf(request('ADD', PORTMAP_CONF, BRIDGE_RESULT));

@@ -75,13 +75,13 @@ export function spoofNamesOfRef(ref: string): SpoofNames {
 }
 
 /**
- * Ours, not the reference's: an unhooked chain per network (never jumped to, so never
- * evaluated) holding one marker rule per attachment, `iifname "<host veth>" comment
- * "macspoofchk-<ref>"`. The reference's names carry no network, so only the marker proves
- * which network an attachment's chains belong to; GC relies on it.
+ * Ours, not the reference's: the comment of a no-op rule (`continue`) we add to an
+ * attachment's `cni-br-iface-<ref>` chain. The reference's names carry no network, so only
+ * this tag proves which network an attachment's chains belong to; GC relies on it. It lives
+ * in the chain the reference's DEL deletes, so a Go DEL leaves nothing of it behind.
  */
-export function spoofNetworkChain(network: string): string {
-  return `cni-br-net-${hashHex(network, 16)}`;
+export function spoofNetworkTag(network: string): string {
+  return `cni-net-${hashHex(network, 16)}`;
 }
 
 // ---- portmap, iptables backend (plugins/meta/portmap) ----
