@@ -154,3 +154,28 @@ t.test('a failed ADD undoes what it made and nothing else', { skip: needsRoot },
   t.same(await qdiscKinds(w.node.name, hostVeth), ['noqueue'], 'the ingress tbf and the ingress qdisc it made are removed');
   t.same(await ifbsIn(w.node.name), [taken], 'the existing link of that name is left alone');
 });
+
+t.test('DEL leaves the qdiscs of a host link the pod points its forged eth0 at', { skip: needsRoot }, async (t) => {
+  const w = await makeBwWorld(t);
+  const pod = await makeBwPod(t, w, bandwidthConflist(w.dataDir));
+  const prevResult = await pod.att.add(); // bridge only; bandwidth runs by hand below
+  t.teardown(() => pod.att.del());
+  const conf = { cniVersion: '1.0.0', name: BW_NETWORK, type: 'bandwidth', ...SHAPE, prevResult };
+  const env = { containerId: pod.id, netns: pod.ns.path, ifname: 'eth0', nodeNetns: w.node.name };
+  t.equal((await execPlugin('bandwidth', { command: 'ADD', ...env }, conf)).code, 0, 'ADD shapes the pod');
+  t.same(await ifbsIn(w.node.name), [ifbOf(BW_NETWORK, pod.id)], 'control: the ifb is there');
+
+  // Another link of the node with its own shaping and policing.
+  await run('ip', ['-n', w.node.name, 'link', 'add', 'victim0', 'index', '4242', 'type', 'veth', 'peer', 'name', 'victim1']);
+  await nsRun(w.node.name, 'tc', ['qdisc', 'add', 'dev', 'victim0', 'root', 'handle', '1:', 'tbf', 'rate', '1mbit', 'burst', '10000', 'limit', '20000']);
+  await nsRun(w.node.name, 'tc', ['qdisc', 'add', 'dev', 'victim0', 'ingress']);
+  t.same(await qdiscKinds(w.node.name, 'victim0'), ['tbf', 'ingress'], 'control: the victim is shaped');
+  // A pod with CAP_NET_ADMIN re-creates eth0 as a veth whose peer has the victim's index.
+  await run('ip', ['-n', pod.ns.name, 'link', 'del', 'eth0']);
+  await run('ip', ['-n', pod.ns.name, 'link', 'add', 'p1', 'index', '4242', 'type', 'veth', 'peer', 'name', 'eth0']);
+
+  const del = await execPlugin('bandwidth', { command: 'DEL', ...env }, conf);
+  t.equal(del.code, 0, `DEL succeeds ${del.stdout}`);
+  t.same(await qdiscKinds(w.node.name, 'victim0'), ['tbf', 'ingress'], "the victim's tbf and ingress qdisc stay");
+  t.same(await ifbsIn(w.node.name), [], "the attachment's ifb is gone");
+});

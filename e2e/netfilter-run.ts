@@ -11,7 +11,7 @@ type Op =
   | { fn: 'teardownIpMasq'; target: nf.MasqTarget }
   | { fn: 'gcIpMasq'; network: string; valid: { containerID: string; ifname: string }[] }
   | { fn: 'setupMacSpoofCheck'; target: nf.SpoofTarget }
-  | { fn: 'teardownMacSpoofCheck'; target: { containerId: string; ifname: string } };
+  | { fn: 'teardownMacSpoofCheck'; target: nf.SpoofRef };
 
 export interface Outcome {
   ok: boolean;

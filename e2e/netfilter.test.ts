@@ -277,6 +277,7 @@ const SPOOF_TABLE = [
   '}',
   'chain cni-br-iface-c1-eth0 {',
   'jump cni-br-iface-c1-eth0-mac comment "macspoofchk-c1-eth0"',
+  'continue comment "cni-net-fa98a27bbcc17b2e"', // ours only: network podnet's tag
   '}',
   'chain cni-br-iface-c1-eth0-mac {',
   'ether saddr 0a:58:0a:16:00:05 return comment "macspoofchk-c1-eth0"',
@@ -288,8 +289,8 @@ const SPOOF_EMPTY = ['table bridge nat {', 'chain PREROUTING {', 'type filter ho
 
 t.test('macspoofchk: the reference layout in bridge nat; teardown leaves the table and PREROUTING', async (t) => {
   const ns = (await makeNetns(t, 'nf')).name;
-  const target = { containerId: 'c1', ifname: 'eth0', hostIfname: 'veth1a2b3c4d', mac: '0A:58:0A:16:00:05' };
-  const other = { containerId: 'c2', ifname: 'eth0', hostIfname: 'veth99999999', mac: '0a:58:0a:16:00:06' };
+  const target = { network: 'podnet', containerId: 'c1', ifname: 'eth0', hostIfname: 'veth1a2b3c4d', mac: '0A:58:0A:16:00:05' };
+  const other = { network: 'podnet', containerId: 'c2', ifname: 'eth0', hostIfname: 'veth99999999', mac: '0a:58:0a:16:00:06' };
   await nfOk(t, ns, [{ fn: 'setupMacSpoofCheck', target }]);
   t.same(await nftTable(ns, 'bridge', 'nat'), SPOOF_TABLE);
   await nfOk(t, ns, [{ fn: 'setupMacSpoofCheck', target }]);
@@ -304,7 +305,7 @@ t.test('macspoofchk: the reference layout in bridge nat; teardown leaves the tab
     { sequential: true },
   );
   t.same(await nftTable(ns, 'bridge', 'nat'), SPOOF_TABLE, 'another attachment comes and goes without touching ours');
-  const del = { fn: 'teardownMacSpoofCheck', target: { containerId: 'c1', ifname: 'eth0' } };
+  const del = { fn: 'teardownMacSpoofCheck', target: { network: 'podnet', containerId: 'c1', ifname: 'eth0' } };
   await nfOk(t, ns, [del]);
   t.same(await nftTable(ns, 'bridge', 'nat'), SPOOF_EMPTY);
   await nfOk(t, ns, [del]);
@@ -317,8 +318,8 @@ t.test('bad tokens are refused before anything runs', async (t) => {
     setup('iptables', tgt('c1', ['10.0.0.5/24'], 'bad"net')),
     setup('nftables', tgt('c1', ['10.0.0.5/24 masquerade'])),
     setup('nftables', tgt('c1\nadd table x', ['10.0.0.5/24'])),
-    { fn: 'setupMacSpoofCheck', target: { containerId: 'c1', ifname: 'eth0', hostIfname: 'veth"x', mac: '0a:58:0a:16:00:05' } },
-    { fn: 'setupMacSpoofCheck', target: { containerId: 'c1', ifname: 'eth0', hostIfname: 'veth1', mac: '0a:58:0a:16:00:05 drop' } },
+    { fn: 'setupMacSpoofCheck', target: { network: 'podnet', containerId: 'c1', ifname: 'eth0', hostIfname: 'veth"x', mac: '0a:58:0a:16:00:05' } },
+    { fn: 'setupMacSpoofCheck', target: { network: 'podnet', containerId: 'c1', ifname: 'eth0', hostIfname: 'veth1', mac: '0a:58:0a:16:00:05 drop' } },
   ]);
   t.same(
     out.map((o) => o.ok),
@@ -386,7 +387,7 @@ t.test('interop: what the Go bridge v1.1.1 sets up, our teardown removes', async
 
   await nfOk(t, node, [
     teardown({ network: 'interop', containerId: 'ctr1', ifname: 'eth0', ips: [ip] }),
-    { fn: 'teardownMacSpoofCheck', target: { containerId: 'ctr1', ifname: 'eth0' } },
+    { fn: 'teardownMacSpoofCheck', target: { network: 'interop', containerId: 'ctr1', ifname: 'eth0' } },
   ]);
   t.same(await natLines(node, 4), [], 'no masquerade chain or jump left');
   t.same(await nftTable(node, 'bridge', 'nat'), SPOOF_EMPTY, 'no spoof-check chain or rule left');
@@ -406,7 +407,7 @@ t.test('interop: what we set up, the Go bridge v1.1.1 DEL removes', async (t) =>
   const mac: string = result.interfaces[2].mac;
   await nfOk(t, node, [
     setup('iptables', { network: 'interop', containerId: 'ctr1', ifname: 'eth0', ips: [ip] }),
-    { fn: 'setupMacSpoofCheck', target: { containerId: 'ctr1', ifname: 'eth0', hostIfname: hostVeth, mac } },
+    { fn: 'setupMacSpoofCheck', target: { network: 'interop', containerId: 'ctr1', ifname: 'eth0', hostIfname: hostVeth, mac } },
   ]);
   t.equal((await natLines(node, 4)).length, 4, 'chain, jump and two rules');
   await goBridge(t, node, pod, 'DEL', goConf(data, true));
@@ -430,7 +431,13 @@ t.test('cost per call (median of 10, ms)', async (t) => {
       );
     }
   }
-  const spoof = Array.from({ length: 10 }, (_, i) => ({ containerId: `m${i}`, ifname: 'eth0', hostIfname: `veth${i}`, mac: '0a:58:0a:16:00:05' }));
+  const spoof = Array.from({ length: 10 }, (_, i) => ({
+    network: 'podnet',
+    containerId: `m${i}`,
+    ifname: 'eth0',
+    hostIfname: `veth${i}`,
+    mac: '0a:58:0a:16:00:05',
+  }));
   const out = await nfOk(
     t,
     ns,

@@ -39,7 +39,7 @@ import { planNftMasqSetup } from '../lib/linux/netfilter/masq-nft-plan.ts';
 import { planIptablesPortmapCreate } from '../lib/linux/netfilter/portmap-iptables-plan.ts';
 import { planNftPortmapSetup } from '../lib/linux/netfilter/portmap-nft-plan.ts';
 import { planSpoofSetup } from '../lib/linux/netfilter/spoofcheck-plan.ts';
-import { spoofNames } from '../lib/linux/netfilter/names.ts';
+import { spoofNames, spoofNetworkTag } from '../lib/linux/netfilter/names.ts';
 import { parseMasqAddrs } from '../lib/linux/netfilter/validate.ts';
 import { encodeIngressQdisc, encodeRedirectFilter, encodeTbfQdisc } from '../lib/linux/tc/tc-msg.ts';
 import { loadConf as loadBandwidthConf } from '../plugins/bandwidth/conf.ts';
@@ -201,7 +201,12 @@ function warmPlugins(): void {
   const masq = parseMasqAddrs(ips.map((ip) => ip.address));
   planIptablesMasqCreate('warm-up', CONTAINER_ID, masq);
   planNftMasqSetup({ chains: [], rules: [] }, { network: 'warm-up', ifname: 'eth0', containerId: CONTAINER_ID }, masq);
-  planSpoofSetup({ chains: [], rules: [] }, spoofNames(CONTAINER_ID, 'eth0'), 'veth0123abcd', '0a:58:0a:f4:01:03');
+  planSpoofSetup(
+    { chains: [], rules: [] },
+    spoofNames(CONTAINER_ID, 'eth0'),
+    { hostIfname: 'veth0123abcd', mac: '0a:58:0a:f4:01:03' },
+    spoofNetworkTag('warm-up'),
+  );
 
   const portmap = loadPortmapConf(request('ADD', PORTMAP_CONF, BRIDGE_RESULT));
   const addrs = pickContainerAddrs(BRIDGE_RESULT, 'eth0');

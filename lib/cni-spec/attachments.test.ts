@@ -11,7 +11,10 @@ t.test('valid attachments from either key', async (t) => {
   t.same(validAttachments({ 'cni.dev/valid-attachments': list, 'cni.dev/attachments': [] }), list, 'libcni sends both; valid-attachments wins');
   t.same(validAttachments({ 'cni.dev/valid-attachments': [] }), [], 'an empty list means nothing is valid');
   t.equal(validAttachments({ name: 'n' }), undefined, 'no key: undefined');
-  t.equal(validAttachments({ 'cni.dev/valid-attachments': null }), undefined);
+  // libcni's GCNetworkList marshals a nil Go slice (GCArgs with no ValidAttachments) as null
+  t.same(validAttachments({ 'cni.dev/valid-attachments': null, 'cni.dev/attachments': null }), [], 'null: nothing is valid');
+  t.same(validAttachments({ 'cni.dev/attachments': null }), [], 'null under the spec-v1.1.0 spelling too');
+  t.same(validAttachments({ 'cni.dev/valid-attachments': null, 'cni.dev/attachments': list }), list, 'a list under the other key wins over null');
   t.same(
     validAttachments({ 'cni.dev/valid-attachments': [{ ContainerId: 'c1', IfName: 'eth0', extra: 1 }] }),
     [{ containerID: 'c1', ifname: 'eth0' }],

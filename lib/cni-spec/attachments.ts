@@ -16,7 +16,10 @@ let schema: z.ZodMiniArray<z.ZodMiniObject<{ containerID: z.ZodMiniString; ifnam
 
 /**
  * The valid attachments, or undefined when the request carries neither key (libcni adds them
- * only when the runtime passed a list; cnitool passes none). Malformed entries → code 7.
+ * only when the runtime passed GC args; cnitool passes none). A `null` list is an empty one:
+ * libcni marshals a runtime's nil Go slice as `null`, and it has already DELeted every cached
+ * attachment of the network for it (GCNetworkList, libcni/api.go), so nothing of the network is
+ * valid. A list under the other key wins over a `null`. Malformed entries → code 7.
  */
 export function validAttachments(config: Record<string, unknown>): Attachment[] | undefined {
   const found = foldKeys(config, KEYS);
@@ -26,5 +29,5 @@ export function validAttachments(config: Record<string, unknown>): Attachment[] 
     schema ??= z.array(z.object({ containerID: z.string(), ifname: z.string() }));
     return parseWithSchema(schema, v, `"${key}"`);
   }
-  return undefined;
+  return KEYS.some((key) => found[key] === null) ? [] : undefined;
 }

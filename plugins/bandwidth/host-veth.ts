@@ -14,6 +14,22 @@ export async function vethPeerIndex(pod: Netns, ifname: string): Promise<number 
   return d.peerIndex;
 }
 
+/**
+ * DEL: the host veth of this attachment, or undefined when nothing proves which link it is.
+ * The pod controls its netns, so the peer index of its CNI_IFNAME can name any host link (a
+ * pod with CAP_NET_ADMIN can re-create eth0 as a veth whose peer index is another pod's
+ * veth or a NIC). The link it names counts only if it is a veth that `prevResult` lists as a
+ * host-side interface (no sandbox); without `prevResult` nothing is proved.
+ */
+export async function ownedHostVeth(host: Netns, pod: Netns, ifname: string, interfaces: readonly Interface[] | undefined): Promise<number | undefined> {
+  const hostSide = new Set((interfaces ?? []).filter((i) => !i.sandbox).map((i) => i.name));
+  if (hostSide.size === 0) return undefined;
+  const peer = await vethPeerIndex(pod, ifname).catch(() => undefined);
+  if (!peer) return undefined;
+  const link = await getLinkWithQueue(host, peer);
+  return link?.kind === 'veth' && hostSide.has(link.name) ? link.index : undefined;
+}
+
 export async function findHostVeth(host: Netns, pod: Netns, ifname: string, interfaces: readonly Interface[]): Promise<LinkInfo & { txqlen: number }> {
   if (interfaces.length === 0) throw bad('no interfaces provided');
   const peer = await vethPeerIndex(pod, ifname);

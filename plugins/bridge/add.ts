@@ -59,8 +59,8 @@ async function setupPort({ req, conf, d, host, pod, undo }: Add, bridge: LinkInf
   return pair;
 }
 
-async function setupSpoofCheck({ req, d, undo }: Add, pair: VethPair): Promise<void> {
-  const ref = { containerId: req.containerId, ifname: req.ifname };
+async function setupSpoofCheck({ req, conf, d, undo }: Add, pair: VethPair): Promise<void> {
+  const ref = { network: conf.network, containerId: req.containerId, ifname: req.ifname };
   undo.push('macspoofchk rules', () => d.netfilter.teardownMacSpoofCheck(ref));
   await d.netfilter.setupMacSpoofCheck({ ...ref, hostIfname: pair.host.name, mac: pair.container.mac });
 }

@@ -32,7 +32,8 @@ export async function cmdDel(req: CniRequest, d: BridgeDeps = realDeps): Promise
     // After the device is gone (reference v1.2.0, plugins#666).
     const ipamType = conf.ipamType;
     if (ipamType) await failures.attempt(() => d.ipam.del(ipamType, req));
-    if (conf.macspoofchk) await failures.attempt(() => d.netfilter.teardownMacSpoofCheck({ containerId: req.containerId, ifname: req.ifname }));
+    if (conf.macspoofchk)
+      await failures.attempt(() => d.netfilter.teardownMacSpoofCheck({ network: conf.network, containerId: req.containerId, ifname: req.ifname }));
     if (masq) await failures.attempt(() => masq);
   } finally {
     pod?.close();

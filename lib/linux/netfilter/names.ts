@@ -63,10 +63,25 @@ export interface SpoofNames {
   readonly comment: string;
 }
 
+export const SPOOF_COMMENT_PREFIX = 'macspoofchk-';
+
 export function spoofNames(containerId: string, ifname: string): SpoofNames {
-  const ref = `${containerId}-${ifname}`;
+  return spoofNamesOfRef(`${containerId}-${ifname}`);
+}
+
+export function spoofNamesOfRef(ref: string): SpoofNames {
   const ifaceChain = `cni-br-iface-${ref}`;
-  return { ref, ifaceChain, macChain: `${ifaceChain}-mac`, comment: `macspoofchk-${ref}` };
+  return { ref, ifaceChain, macChain: `${ifaceChain}-mac`, comment: `${SPOOF_COMMENT_PREFIX}${ref}` };
+}
+
+/**
+ * Ours, not the reference's: the comment of a no-op rule (`continue`) we add to an
+ * attachment's `cni-br-iface-<ref>` chain. The reference's names carry no network, so only
+ * this tag proves which network an attachment's chains belong to; GC relies on it. It lives
+ * in the chain the reference's DEL deletes, so a Go DEL leaves nothing of it behind.
+ */
+export function spoofNetworkTag(network: string): string {
+  return `cni-net-${hashHex(network, 16)}`;
 }
 
 // ---- portmap, iptables backend (plugins/meta/portmap) ----
@@ -109,3 +124,13 @@ export const PORTMAP_NFT_HOSTIP_HOSTPORTS = 'hostip_hostports';
 /** jumps to both chains above; entered once per packet after the local-address check */
 export const PORTMAP_NFT_HOSTPORTS_ALL = 'hostports_all';
 export const PORTMAP_NFT_MASQUERADING = 'masquerading';
+
+/**
+ * Ours, not the reference's: an unhooked chain per network (never jumped to, so never
+ * evaluated) holding one marker rule per container address, `ip daddr <addr> comment "<id>"`.
+ * The reference comments its rules with the container id alone, so only the marker proves
+ * which network a container's rules in the shared table belong to; GC relies on it.
+ */
+export function portmapNftNetworkChain(network: string): string {
+  return `cni_net_${hashHex(network, 16)}`;
+}

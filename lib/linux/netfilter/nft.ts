@@ -23,11 +23,17 @@ export async function applyNft(script: string): Promise<void> {
 
 /**
  * Read, plan, apply; once more from a fresh read if the apply fails: a process outside our
- * lock (the Go plugin) may have deleted a rule whose handle the plan names.
+ * lock (the Go plugin) may have deleted a rule whose handle the plan names. Several listings
+ * (e.g. two chains) are read in parallel and planned as one.
  */
-export async function readPlanApply(what: readonly string[], plan: (listing: NftListing) => string | undefined): Promise<void> {
+export async function readPlanApply(
+  what: readonly string[] | readonly (readonly string[])[],
+  plan: (listing: NftListing) => string | undefined,
+): Promise<void> {
+  const whats = (typeof what[0] === 'string' ? [what] : what) as readonly (readonly string[])[];
   for (let attempt = 1; ; attempt++) {
-    const script = plan(await listNft(what));
+    const listings = await Promise.all(whats.map(listNft));
+    const script = plan({ chains: listings.flatMap((l) => l.chains), rules: listings.flatMap((l) => l.rules) });
     if (script === undefined) return;
     try {
       return await applyNft(script);

@@ -53,6 +53,8 @@ add rule ip cni_hostport hostports ip daddr 192.168.0.2 tcp dport 8083 dnat to 1
 add rule ip cni_hostport hostports tcp dport 8084 dnat to 10.0.0.2:84 comment "icee6giejonei6so"
 add rule ip cni_hostport masquerading ip saddr 10.0.0.2 ip daddr 10.0.0.2 masquerade comment "icee6giejonei6so"
 add rule ip cni_hostport masquerading ip saddr 127.0.0.1 ip daddr 10.0.0.2 masquerade comment "icee6giejonei6so"
+add chain ip cni_hostport cni_net_ee26b0dd4af7e749
+add rule ip cni_hostport cni_net_ee26b0dd4af7e749 ip daddr 10.0.0.2 comment "icee6giejonei6so"
 `,
   );
 });
@@ -123,6 +125,8 @@ const LISTING6 = JSON.stringify({
       },
     },
     { rule: { family: 'ip6', table: 'cni_hostport', chain: 'hostports', handle: 12, comment: 'other', expr: [] } },
+    { rule: { family: 'ip6', table: 'cni_hostport', chain: 'cni_net_ee26b0dd4af7e749', handle: 20, comment: 'icee6giejonei6so', expr: [] } },
+    { rule: { family: 'ip6', table: 'cni_hostport', chain: 'cni_net_e25ac3845f8cbe12', handle: 21, comment: 'icee6giejonei6so', expr: [] } },
   ],
 });
 
@@ -135,12 +139,56 @@ t.test('CHECK compares every mapping of the family', async (t) => {
   t.equal(checkNftPortmap(parseNftListing('{"nftables":[]}'), one, v6), 'chain prerouting not found in table ip6 cni_hostport');
 });
 
-t.test('DEL deletes by handle the rules commented with the container id; GC the invalid ones', async (t) => {
+t.test('DEL deletes by handle the rules commented with the container id, and its marker of this network', async (t) => {
   const listing = parseNftListing(LISTING6);
   t.equal(
-    planNftPortmapTeardown([listing], 'icee6giejonei6so'),
-    'delete rule ip6 cni_hostport hostports handle 10\ndelete rule ip6 cni_hostport masquerading handle 11\n',
+    planNftPortmapTeardown([listing], 'icee6giejonei6so', 'test'),
+    'delete rule ip6 cni_hostport hostports handle 10\ndelete rule ip6 cni_hostport masquerading handle 11\ndelete rule ip6 cni_hostport cni_net_ee26b0dd4af7e749 handle 20\n',
   );
-  t.equal(planNftPortmapTeardown([listing], 'nobody'), undefined);
-  t.equal(planNftPortmapGc([listing], new Set(['icee6giejonei6so'])), 'delete rule ip6 cni_hostport hostports handle 12\n');
+  t.equal(planNftPortmapTeardown([listing], 'nobody', 'test'), undefined);
+});
+
+// Three containers' rules in one table: `icee6giejonei6so` with a marker of network "test";
+// `other` with a marker of network "other" (chain cni_net_e25ac3845f8cbe12); `gone` with none,
+// as the Go plugin writes them. The same container id also has a rule on network "other"'s
+// address (a pod on two networks).
+const rule = (chain: string, handle: number, comment: string, expr: unknown[]) => ({
+  rule: { family: 'ip6', table: 'cni_hostport', chain, handle, comment, expr },
+});
+const daddr = (a: string) => ({ match: { op: '==', left: { payload: { protocol: 'ip6', field: 'daddr' } }, right: a } });
+const dnat = (a: string, port: number) => [
+  { match: { op: '==', left: { payload: { protocol: 'tcp', field: 'dport' } }, right: port } },
+  { dnat: { addr: a, port: 80 } },
+];
+const SHARED = parseNftListing(
+  JSON.stringify({
+    nftables: [
+      rule('hostports', 10, 'icee6giejonei6so', dnat('2001:db8::2', 8080)),
+      rule('masquerading', 11, 'icee6giejonei6so', [
+        { match: { op: '==', left: { payload: { protocol: 'ip6', field: 'saddr' } }, right: '2001:db8::2' } },
+        daddr('2001:db8::2'),
+        { masquerade: null },
+      ]),
+      rule('hostports', 12, 'icee6giejonei6so', dnat('2001:db8:1::9', 8081)),
+      rule('hostports', 13, 'other', dnat('2001:db8:1::3', 8082)),
+      rule('hostports', 14, 'gone', dnat('2001:db8::7', 8083)),
+      rule('cni_net_ee26b0dd4af7e749', 20, 'icee6giejonei6so', [daddr('2001:db8::2')]),
+      rule('cni_net_e25ac3845f8cbe12', 21, 'other', [daddr('2001:db8:1::3')]),
+      rule('cni_net_e25ac3845f8cbe12', 22, 'icee6giejonei6so', [daddr('2001:db8:1::9')]),
+    ],
+  }),
+);
+
+t.test('GC removes only what the network marked as its own, for containers not listed', async (t) => {
+  t.equal(
+    planNftPortmapGc([SHARED], new Set(), 'test'),
+    'delete rule ip6 cni_hostport cni_net_ee26b0dd4af7e749 handle 20\ndelete rule ip6 cni_hostport hostports handle 10\ndelete rule ip6 cni_hostport masquerading handle 11\n',
+    "network test: its container's marker and rules on its address; not the same id's rule on other's address, not other's, not the unmarked one",
+  );
+  t.equal(planNftPortmapGc([SHARED], new Set(['icee6giejonei6so']), 'test'), undefined, 'a listed container keeps everything');
+  t.equal(
+    planNftPortmapGc([SHARED], new Set(['icee6giejonei6so']), 'other'),
+    'delete rule ip6 cni_hostport cni_net_e25ac3845f8cbe12 handle 21\ndelete rule ip6 cni_hostport hostports handle 13\n',
+  );
+  t.equal(planNftPortmapGc([SHARED], new Set(), 'never-used-nft'), undefined, 'a network without markers removes nothing');
 });

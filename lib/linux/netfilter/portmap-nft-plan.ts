@@ -4,6 +4,8 @@
 //   hostports_all:                   jump hostip_hostports; jump hostports
 //   hostports:                       [ip daddr <hostIP>] <proto> dport <hp> dnat to <ip>:<cp>   comment "<container id>"
 //   masquerading (nat, srcnat):      hairpin and localhost masquerade                            comment "<container id>"
+// plus, ours only, the network's marker chain (names.ts, portmapNftNetworkChain):
+//   cni_net_<hash of network>:       <ip|ip6> daddr <container ip>                               comment "<container id>"
 // `fib daddr type local` keeps the rules to traffic addressed to this host: routed traffic to
 // the same port of another machine passes untouched (plugins#1209).
 import {
@@ -13,6 +15,7 @@ import {
   PORTMAP_NFT_MASQUERADING,
   PORTMAP_NFT_TABLE,
   PORTMAP_NFT_TABLE_COMMENT,
+  portmapNftNetworkChain,
 } from './names.ts';
 import type { NftListing, NftRule } from './nft-json.ts';
 import { conditionsFor, hostPortText, mappingsFor, type ContainerAddr, type PortmapTarget } from './portmap-spec.ts';
@@ -64,6 +67,8 @@ export function planNftPortmapSetupFamily(t: PortmapTarget, addr: ContainerAddr)
       lines.push(`add rule ${T} ${PORTMAP_NFT_MASQUERADING} ip saddr 127.0.0.1 ip daddr ${addr.ip} masquerade ${comment}`);
     }
   }
+  const owner = portmapNftNetworkChain(t.network);
+  lines.push(`add chain ${T} ${owner}`, `add rule ${T} ${owner} ${ip} daddr ${addr.ip} ${comment}`);
   return lines;
 }
 
@@ -82,17 +87,45 @@ export function deletePortmapRulesScript(rules: readonly NftRule[]): string | un
   return rules.map((r) => `delete rule ${r.family} ${r.table} ${r.chain} handle ${r.handle}\n`).join('');
 }
 
-/** DEL: every rule commented with the container id, in both families; undefined if none. */
-export function planNftPortmapTeardown(listings: readonly NftListing[], containerId: string): string | undefined {
-  return deletePortmapRulesScript(listings.flatMap((l) => selectPortmapRules(l.rules, containerId)));
+/**
+ * DEL: every rule commented with the container id, in both families (as the reference does,
+ * whatever network wrote them), and this network's markers of it; undefined if none.
+ */
+export function planNftPortmapTeardown(listings: readonly NftListing[], containerId: string, network: string): string | undefined {
+  const owner = portmapNftNetworkChain(network);
+  return deletePortmapRulesScript(
+    listings.flatMap((l) => [
+      ...selectPortmapRules(l.rules, containerId),
+      ...l.rules.filter((r) => r.table === PORTMAP_NFT_TABLE && r.chain === owner && r.comment === containerId),
+    ]),
+  );
 }
 
-/** GC: rules whose container id is not among the valid ones. */
-export function planNftPortmapGc(listings: readonly NftListing[], validIds: ReadonlySet<string>): string | undefined {
-  const stale = listings.flatMap((l) =>
-    l.rules.filter((r) => (PORTMAP_RULE_CHAINS as readonly string[]).includes(r.chain) && r.comment !== undefined && !validIds.has(r.comment)),
-  );
-  return deletePortmapRulesScript(stale);
+/** The container address a portmap rule is about: the DNAT target, or the masquerade's destination. */
+function ruleAddr(r: NftRule): unknown {
+  const { matches, dnat } = readRule(r.expr);
+  return dnat ? dnat.addr : matches.get(`${r.family} daddr`);
+}
+
+/**
+ * GC of `network`: only what its markers prove is its own. For each marker of a container
+ * not in `validIds`: the marker, and the rules with that container id as comment whose
+ * address is the marker's. Rules without a marker of this network (another network's, the Go
+ * plugin's, which has no markers) stay, and so does a rule of the same container id on another
+ * network's address.
+ */
+export function planNftPortmapGc(listings: readonly NftListing[], validIds: ReadonlySet<string>, network: string): string | undefined {
+  const owner = portmapNftNetworkChain(network);
+  const stale: NftRule[] = [];
+  for (const l of listings) {
+    const markers = l.rules.filter((r) => r.table === PORTMAP_NFT_TABLE && r.chain === owner && r.comment !== undefined && !validIds.has(r.comment));
+    for (const m of markers) {
+      const addr = readRule(m.expr).matches.get(`${m.family} daddr`);
+      if (addr === undefined) continue;
+      stale.push(m, ...selectPortmapRules(l.rules, m.comment!).filter((r) => r.family === m.family && ruleAddr(r) === addr));
+    }
+  }
+  return deletePortmapRulesScript([...new Map(stale.map((r) => [`${r.family} ${r.handle}`, r])).values()]);
 }
 
 type Obj = Record<string, unknown>;

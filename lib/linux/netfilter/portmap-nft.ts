@@ -31,8 +31,8 @@ async function readPlanApplyBoth(plan: (listings: NftListing[]) => string | unde
   }
 }
 
-export function teardownPortmapNft(containerId: string, families: readonly Family[] = [4, 6]): Promise<void> {
-  return readPlanApplyBoth((listings) => planNftPortmapTeardown(listings, containerId), families);
+export function teardownPortmapNft(network: string, containerId: string, families: readonly Family[] = [4, 6]): Promise<void> {
+  return readPlanApplyBoth((listings) => planNftPortmapTeardown(listings, containerId, network), families);
 }
 
 export async function checkPortmapNft(t: PortmapTarget, addrs: readonly ContainerAddr[]): Promise<void> {
@@ -42,6 +42,6 @@ export async function checkPortmapNft(t: PortmapTarget, addrs: readonly Containe
   }
 }
 
-export function gcPortmapNft(validIds: ReadonlySet<string>): Promise<void> {
-  return readPlanApplyBoth((listings) => planNftPortmapGc(listings, validIds));
+export function gcPortmapNft(network: string, validIds: ReadonlySet<string>): Promise<void> {
+  return readPlanApplyBoth((listings) => planNftPortmapGc(listings, validIds, network));
 }

@@ -96,7 +96,7 @@ export async function teardownPortmap(
   await withNetfilterLock(() =>
     settleAll([
       iptables ? teardownPortmapIptables(network, containerId, families, o.target) : Promise.resolve(),
-      nft ? teardownPortmapNft(containerId, wanted) : Promise.resolve(),
+      nft ? teardownPortmapNft(network, containerId, wanted) : Promise.resolve(),
     ]),
   );
 }
@@ -108,9 +108,11 @@ export async function checkPortmap(backend: PortmapBackend, t: PortmapTarget, ad
 }
 
 /**
- * GC of both backends. iptables: the chains of `network` whose container is not valid. nftables:
- * the reference comments its rules with the container id alone, so a rule of any container not
- * in `validIds` goes, whatever network it belongs to.
+ * GC of both backends, each only what provably belongs to `network`. iptables: the chains of
+ * `network` (their names and comments carry it) whose container is not valid. nftables: the
+ * reference comments its rules with the container id alone, in a table every network shares, so
+ * only the rules our ADD marked as this network's (portmap-nft-plan.ts) are candidates; a
+ * network that never used nftables has no markers and loses nothing there.
  */
 export async function gcPortmap(network: string, validIds: ReadonlySet<string>): Promise<void> {
   validateNetworkToken(network);
@@ -118,7 +120,7 @@ export async function gcPortmap(network: string, validIds: ReadonlySet<string>):
   await withNetfilterLock(() =>
     settleAll([
       families.length > 0 ? gcPortmapIptables(network, validIds, families) : Promise.resolve(),
-      hasNft() ? gcPortmapNft(validIds) : Promise.resolve(),
+      hasNft() ? gcPortmapNft(network, validIds) : Promise.resolve(),
     ]),
   );
 }
