@@ -9,6 +9,7 @@ export const PROGRAMS = {
   loopback: () => import('../plugins/loopback/main.ts'),
   portmap: () => import('../plugins/portmap/main.ts'),
   static: () => import('../plugins/static/main.ts'),
+  tuning: () => import('../plugins/tuning/main.ts'),
 } satisfies Record<string, () => Promise<unknown>>;
 
 export type ProgramName = keyof typeof PROGRAMS;
