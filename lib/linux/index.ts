@@ -16,7 +16,7 @@ export { setLinkAllmulti, setLinkMac, setLinkMaster, setLinkPromisc, setLinkTxql
 export { bridgePortFlags, bridgeVlanFiltering, getLinkDetail, type LinkDetail } from './link-detail.ts';
 export { waitOperUp, OperStateError, OPER_UP_BACKOFF_MS } from './wait-oper.ts';
 // Routes, address settling, and configuring a container interface from a result.
-export { addRoute, listRoutes, type RouteInfo, type RouteSpec } from './route.ts';
+export { addRoute, deleteRoute, listRoutes, type RouteInfo, type RouteSpec } from './route.ts';
 export { listIpv6AddrStates, settleIpv6Addresses, SettleError, type AddrState } from './addr-settle.ts';
 export { configureIface, ConfigureIfaceError } from './configure-iface.ts';
 export { planIfaceConfig, IfaceConfigError, type IfacePlan, type PlannedRoute } from './iface-plan.ts';
