@@ -70,10 +70,11 @@ export function loadConf(req: CniRequest, o: LoadOptions = {}): TuningConf {
 
 function parseConf(req: CniRequest, o: LoadOptions): TuningConf {
   const raw = parseWithSchema(tuningConfSchema(), req.config);
+  // The reference's DEL parses CNI_ARGS too (parseConf), and fails on a malformed one.
+  const { MAC: envMac } = parseCniArgs(req.args, ['MAC']);
   if (o.forDel) return Object.freeze({ dataDir: raw.dataDir || DEFAULT_DATA_DIR, sysctls: [], promisc: false });
   const a = raw.args?.cni;
   const problems: Problem[] = [];
-  const { MAC: envMac } = parseCniArgs(req.args, ['MAC']);
   const macSource = pickLast([
     ['mac', raw.mac],
     ['CNI_ARGS MAC', envMac],
