@@ -23,7 +23,7 @@ import { planAddrs } from './route-plan.ts';
 export async function cmdAdd(req: CniRequest): Promise<Result> {
   const conf = loadConf(req);
   const masq = conf.ipMasq ? resolveMasqBackend(conf.ipMasqBackend) : undefined;
-  const pod = openContainerNetns(req.netns);
+  const pod = openContainerNetns(req);
   const host = Netns.host();
   const undo = new UndoStack('ptp');
   try {

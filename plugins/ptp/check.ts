@@ -9,7 +9,7 @@ import { loadConf } from './conf.ts';
 
 export async function cmdCheck(req: CniRequest): Promise<void> {
   const conf = loadConf(req);
-  const pod = openContainerNetns(req.netns);
+  const pod = openContainerNetns(req);
   try {
     await ipamCheck(conf.ipamType, req);
     const prev = req.prevResult;

@@ -12,7 +12,7 @@ export async function cmdAdd(req: CniRequest): Promise<Result> {
   const conf = loadConf(req);
   const prev = req.prevResult;
   if (!prev) throw new CniError(ErrorCode.InvalidNetworkConfig, 'Required prevResult missing');
-  const pod = openContainerNetns(req.netns);
+  const pod = openContainerNetns(req);
   const undo = new UndoStack('tuning');
   try {
     setSysctls(pod, conf, undo);

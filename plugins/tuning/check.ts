@@ -10,7 +10,7 @@ import { containerLink } from './link-attrs.ts';
 export async function cmdCheck(req: CniRequest): Promise<void> {
   const conf = loadConf(req);
   if (!req.prevResult) throw new CniError(ErrorCode.InvalidNetworkConfig, 'Required prevResult missing');
-  const pod = openContainerNetns(req.netns);
+  const pod = openContainerNetns(req);
   try {
     for (const s of conf.sysctls) {
       const cur = readSysctl(pod, s.path);
