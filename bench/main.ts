@@ -4,7 +4,7 @@
 // Prints a Markdown table of medians and ratios, issue 10's targets, our plugins' phase times
 // (CNI_TIMING), and writes all of it to bench/results/latest.json.
 //
-//   npm run bench [-- --quick] [--runs N] [--only loopback,bridge,bandwidth,portmap,firewall,chain]
+//   npm run bench [-- --quick] [--runs N] [--only loopback,bridge,bandwidth,portmap,firewall,tuning,ptp,chain]
 //                 [--reference DIR]   (another build of ours in the Go column: an A/B of a change)
 //
 // As root (every case lives in throwaway network namespaces); needs `npm run build` and cnitool
@@ -20,6 +20,8 @@ import { cniRunKind } from './cni-run.ts';
 import { GO_DIR, OURS_DIR, PhaseLog, ROOT, setReference, type Row, type SectionOptions } from './harness.ts';
 import { benchLoopback } from './loopback.ts';
 import { benchPortmap } from './portmap.ts';
+import { benchPtp } from './ptp.ts';
+import { benchTuning } from './tuning.ts';
 import { load, machine, phasesTable, rowsTable, targets, targetsTable, writeJson, type Report } from './report.ts';
 
 const SECTIONS: Record<string, (o: SectionOptions) => Promise<Row[]>> = {
@@ -28,6 +30,8 @@ const SECTIONS: Record<string, (o: SectionOptions) => Promise<Row[]>> = {
   bandwidth: benchBandwidth,
   portmap: benchPortmap,
   firewall: benchFirewall,
+  tuning: benchTuning,
+  ptp: benchPtp,
   chain: benchChain,
 };
 
@@ -47,7 +51,7 @@ for (const s of only) if (!(s in SECTIONS)) throw new Error(`unknown section ${s
 
 if (values.reference !== undefined) setReference(values.reference);
 if (process.getuid?.() !== 0) throw new Error('the bench needs root: it makes network namespaces');
-for (const p of ['loopback', 'bridge', 'host-local', 'portmap', 'bandwidth']) {
+for (const p of ['loopback', 'bridge', 'host-local', 'portmap', 'bandwidth', 'tuning', 'ptp']) {
   if (!existsSync(join(OURS_DIR, p))) throw new Error(`build first: npm run build (${join(OURS_DIR, p)} is missing)`);
   if (!existsSync(join(GO_DIR, p))) throw new Error(`the Go reference plugins are missing: ${join(GO_DIR, p)} (apt-get install containernetworking-plugins)`);
 }

@@ -9,7 +9,9 @@ export const PROGRAMS = {
   'host-local': () => import('../plugins/host-local/main.ts'),
   loopback: () => import('../plugins/loopback/main.ts'),
   portmap: () => import('../plugins/portmap/main.ts'),
+  ptp: () => import('../plugins/ptp/main.ts'),
   static: () => import('../plugins/static/main.ts'),
+  tuning: () => import('../plugins/tuning/main.ts'),
 } satisfies Record<string, () => Promise<unknown>>;
 
 export type ProgramName = keyof typeof PROGRAMS;

@@ -10,6 +10,8 @@ import { bandwidthConfSchema } from '../../plugins/bandwidth/conf.ts';
 import { bridgeConfSchema } from '../../plugins/bridge/conf.ts';
 import { firewallConfSchema } from '../../plugins/firewall/conf.ts';
 import { portmapConfSchema } from '../../plugins/portmap/conf.ts';
+import { ptpConfSchema } from '../../plugins/ptp/conf.ts';
+import { tuningConfSchema } from '../../plugins/tuning/conf.ts';
 import { CHAIN, prepareBridgeLike, type ChainWorld } from './chain-prep.ts';
 
 export interface Ctx {
@@ -248,6 +250,55 @@ export const TARGETS: readonly Target[] = [
         codes: { ADD: [7], CHECK: [7] },
       },
     ],
+  },
+  {
+    plugin: 'ptp',
+    schemas: () => [ptpConfSchema(), hostLocalSchema()],
+    base: (c) => ({
+      cniVersion: '1.0.0',
+      name: c.name,
+      type: 'ptp',
+      ipMasq: true,
+      mtu: 1400,
+      ipam: { type: 'host-local', dataDir: c.dataDir, ranges: [[{ subnet: '10.86.0.0/24' }]], routes: [{ dst: '0.0.0.0/0' }] },
+    }),
+    usesNetns: true,
+    readsCniArgs: true,
+    delReadsConfig: true,
+    badStrings: {
+      ipMasqBackend: ['', 'ipfw', HUGE],
+      'ipam.ranges[0][0].subnet': CIDRS,
+      'ipam.ranges[0][0].gateway': IPS,
+    },
+    badNumbers: { mtu: [-1, 65536, 2 ** 53] },
+  },
+  {
+    plugin: 'tuning',
+    schemas: () => [tuningConfSchema()],
+    base: (c) => ({
+      cniVersion: '1.0.0',
+      name: c.name,
+      type: 'tuning',
+      dataDir: `${c.dataDir}/tuning`,
+      capabilities: { mac: true },
+      mtu: 1400,
+      promisc: true,
+      sysctl: { 'net.ipv4.conf.IFNAME.arp_filter': '1' },
+      runtimeConfig: { mac: '02:00:00:00:00:77' },
+      prevResult: c.chain,
+    }),
+    usesNetns: true,
+    readsCniArgs: true,
+    // DEL reads only dataDir: a config ADD refused must not block its DEL
+    delReadsConfig: true,
+    valueVerbs: ['ADD', 'CHECK'],
+    badStrings: {
+      // top-level mac is shadowed by runtimeConfig.mac in the base config (the later source wins)
+      'runtimeConfig.mac': ['x', '01:02:03:04:05:06', HUGE],
+      'args.cni.mac': ['x', HUGE],
+    },
+    badNumbers: { mtu: [-1, 65536, 2 ** 53], txQLen: [-1, 2 ** 32, 2 ** 53] },
+    prepare: prepareBridgeLike,
   },
 ];
 

@@ -12,11 +12,11 @@ export { flock, LOCK_EX, LOCK_NB, LOCK_SH, LOCK_UN } from './addon.ts';
 export { createBridge, setBridgePortOptions, type BridgePortOptions, type NewBridge } from './bridge.ts';
 export { createVeth, randomVethName, setupVeth, VethError, type VethEnd, type VethPair, type VethSpec } from './veth.ts';
 export { addPortVlans, clearPortVlans, planVlanRuns, VLAN_MAX, VLAN_MIN, type PortVlans, type VlanRun } from './bridge-vlan.ts';
-export { setLinkMac, setLinkMaster, setLinkPromisc } from './link-set.ts';
+export { setLinkAllmulti, setLinkMac, setLinkMaster, setLinkPromisc, setLinkTxqlen } from './link-set.ts';
 export { bridgePortFlags, bridgeVlanFiltering, getLinkDetail, type LinkDetail } from './link-detail.ts';
 export { waitOperUp, OperStateError, OPER_UP_BACKOFF_MS } from './wait-oper.ts';
 // Routes, address settling, and configuring a container interface from a result.
-export { addRoute, listRoutes, type RouteInfo, type RouteSpec } from './route.ts';
+export { addRoute, deleteRoute, listRoutes, type RouteInfo, type RouteSpec } from './route.ts';
 export { listIpv6AddrStates, settleIpv6Addresses, SettleError, type AddrState, type SettleOptions } from './addr-settle.ts';
 export { configureIface, ConfigureIfaceError } from './configure-iface.ts';
 export { planIfaceConfig, IfaceConfigError, type IfacePlan, type PlannedRoute } from './iface-plan.ts';

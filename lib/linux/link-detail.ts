@@ -16,6 +16,10 @@ const IFLA_BRPORT_ISOLATED = 33;
 export interface LinkDetail extends LinkInfo {
   /** IFF_PROMISC */
   promisc: boolean;
+  /** IFF_ALLMULTI */
+  allmulti: boolean;
+  /** IFLA_TXQLEN */
+  txqlen: number;
   /** IFLA_LINK: a veth's peer index, counted in the peer's netns */
   peerIndex?: number;
   /** IFLA_INFO_DATA of the link's own kind */
@@ -39,6 +43,8 @@ export function toLinkDetail(msg: LinkMessage): LinkDetail {
   const d: LinkDetail = {
     ...toLinkInfo(msg),
     promisc: msg.data.flags?.promisc === true,
+    allmulti: msg.data.flags?.allmulti === true,
+    txqlen: msg.attrs.txqlen ?? 0,
     infoData: data ? decodeAttrs(data) : [],
     slaveData: slaveData ? decodeAttrs(slaveData) : [],
   };

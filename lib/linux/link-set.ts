@@ -13,3 +13,11 @@ export async function setLinkMac(ns: Netns, index: number, mac: Uint8Array): Pro
 export async function setLinkPromisc(ns: Netns, index: number, on: boolean): Promise<void> {
   await nl('RTM_SETLINK', () => ns.rtnl.setLink({ index, flags: on ? { promisc: true } : {}, change: { promisc: true } }));
 }
+
+export async function setLinkAllmulti(ns: Netns, index: number, on: boolean): Promise<void> {
+  await nl('RTM_SETLINK', () => ns.rtnl.setLink({ index, flags: on ? { allmulti: true } : {}, change: { allmulti: true } }));
+}
+
+export async function setLinkTxqlen(ns: Netns, index: number, txqlen: number): Promise<void> {
+  await nl('RTM_SETLINK', () => ns.rtnl.setLink({ index }, { txqlen }));
+}

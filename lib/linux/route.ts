@@ -2,7 +2,7 @@
 import type { RouteMessage } from 'netlink/dist/rt/structs.js';
 import { maskBytes } from '../cni-spec/cidr-math.ts';
 import { formatIpBytes, cidrBytes, ipBytes, type IpFamily } from '../cni-spec/ip-bytes.ts';
-import { nl } from './netlink-error.ts';
+import { isNetlinkError, nl } from './netlink-error.ts';
 import { findAttr } from './nl-codec.ts';
 import type { Netns } from './netns.ts';
 import { NLM_F_APPEND, NLM_F_CREATE, NLM_F_EXCL } from './nl-request.ts';
@@ -26,6 +26,8 @@ export interface RouteSpec {
   table?: number;
   /** RT_SCOPE_*; default universe, as the reference's netlink library sends it */
   scope?: number;
+  /** RTA_PREFSRC: the source address for traffic the route carries */
+  src?: string;
 }
 
 export interface RouteInfo {
@@ -55,6 +57,8 @@ export async function addRoute(ns: Netns, r: RouteSpec, o: { append?: boolean } 
   const gw = r.gw === undefined ? undefined : ipBytes(r.gw);
   if (r.gw !== undefined && (!gw || gw.family !== dst.family)) throw new TypeError(`invalid gateway ${JSON.stringify(r.gw)} for ${r.dst}`);
   const table = r.table ?? RT_TABLE_MAIN;
+  const src = r.src === undefined ? undefined : ipBytes(r.src);
+  if (r.src !== undefined && (!src || src.family !== dst.family)) throw new TypeError(`invalid source ${JSON.stringify(r.src)} for ${r.dst}`);
   await nl('RTM_NEWROUTE', () =>
     ns.rtnl.newRoute(
       {
@@ -69,6 +73,7 @@ export async function addRoute(ns: Netns, r: RouteSpec, o: { append?: boolean } 
       {
         ...(dst.prefixLen > 0 && { dst: dst.bytes }),
         ...(gw && { gateway: gw.bytes }),
+        ...(src && { prefsrc: src.bytes }),
         oif: r.index,
         table,
         ...(r.priority !== undefined && { priority: r.priority }),
@@ -76,6 +81,24 @@ export async function addRoute(ns: Netns, r: RouteSpec, o: { append?: boolean } 
       { flags: NLM_F_CREATE | (o.append ? NLM_F_APPEND : NLM_F_EXCL) },
     ),
   );
+}
+
+/**
+ * Deletes the main-table route to `dst` through link `index`, whatever its scope or protocol
+ * (RT_SCOPE_NOWHERE in a delete matches any scope). A route already gone (ESRCH) is done.
+ */
+export async function deleteRoute(ns: Netns, dst: string, index: number): Promise<void> {
+  const d = parseDst(dst);
+  try {
+    await nl('RTM_DELROUTE', () =>
+      ns.rtnl.delRoute(
+        { family: d.family === 4 ? AF_INET : AF_INET6, dstLen: d.prefixLen, table: RT_TABLE_MAIN, scope: SCOPES['NOWHERE'] ?? 255 },
+        { ...(d.prefixLen > 0 && { dst: d.bytes }), oif: index },
+      ),
+    );
+  } catch (err) {
+    if (!isNetlinkError(err, 'ESRCH')) throw err;
+  }
 }
 
 function scopeOf(s: unknown): number {

@@ -9,6 +9,8 @@ import { loadConf as loadBandwidthConf } from '../../plugins/bandwidth/conf.ts';
 import { loadConf as loadBridgeConf } from '../../plugins/bridge/conf.ts';
 import { loadConf as loadFirewallConf } from '../../plugins/firewall/conf.ts';
 import { loadConf as loadPortmapConf } from '../../plugins/portmap/conf.ts';
+import { loadConf as loadPtpConf } from '../../plugins/ptp/conf.ts';
+import { loadConf as loadTuningConf } from '../../plugins/tuning/conf.ts';
 
 export interface PluginCheck {
   /** throws the CniError the plugin would print (code 7 with the field paths in details) */
@@ -33,6 +35,8 @@ export const PLUGIN_CHECKS: Readonly<Record<string, PluginCheck>> = {
   portmap: { ...plain, load: (req) => void loadPortmapConf(req), capabilities: ['portMappings'], chained: true },
   bandwidth: { ...plain, load: (req) => void loadBandwidthConf(req), capabilities: ['bandwidth'], chained: true },
   firewall: { ...plain, load: (req) => void loadFirewallConf(req), capabilities: [], chained: true },
+  ptp: { ...plain, load: (req) => void loadPtpConf(req), capabilities: [], usesIpam: true },
+  tuning: { ...plain, load: (req) => void loadTuningConf(req), capabilities: ['mac'], chained: true },
   'host-local': { ...plain, load: (req) => void loadHostLocalConf(req), capabilities: ['ips', 'ipRanges'], isIpam: true },
   static: { ...plain, load: (req) => void loadStaticConf(req), capabilities: ['ips'], isIpam: true },
 };
