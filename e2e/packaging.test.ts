@@ -3,7 +3,7 @@
 // directory, and reuses what it wrote. The bundle also keeps a V8 code cache there, one per
 // verb; the SEA keeps none (its code is in its start-up snapshot).
 import t, { type Test } from 'tap';
-import { chmodSync, copyFileSync, mkdirSync, readdirSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeNetns } from './helpers/netns.ts';
 import { DIST_BIN, execPlugin, OURS_FORM, tempDir } from './helpers/plugins.ts';
@@ -103,6 +103,55 @@ if (OURS_FORM === 'bundle') {
     t.ok(
       readdirSync(nativeDir).some((f) => /^loopback-[0-9a-f]{16}-DEL-v[\d.]+\.jscache$/.test(f)),
       "DEL wrote its own cache beside ADD's",
+    );
+  });
+}
+
+// A new build is a new BUILD_ID in every executable (scripts/build.ts): the same bundle under
+// another id stands for it here, as the native store sees only the id.
+function asBuild(bin: string, id: string): void {
+  const file = join(bin, 'loopback');
+  const text = readFileSync(file, 'latin1');
+  const patched = text.replace(/^const BUILD_ID = "[0-9a-f]{16}";$/m, `const BUILD_ID = "${id}";`);
+  if (patched === text) throw new Error(`no BUILD_ID in ${file}`);
+  writeFileSync(file, patched, 'latin1');
+}
+
+if (OURS_FORM === 'bundle') {
+  t.test('five builds run in turn: the store keeps the files of the last one only', { skip: needsRoot }, async (t) => {
+    const { bin, nativeDir } = installAlone(t);
+    const ns = await makeNetns(t, 'pkg');
+    const env = {
+      command: 'ADD' as const,
+      containerId: 'c1',
+      netns: ns.path,
+      ifname: 'eth0',
+      baseEnv: { PATH: '/usr/bin:/bin', CNI_TS_NATIVE_DIR: nativeDir },
+    };
+    const builds = ['1111111111111111', '2222222222222222', '3333333333333333', '4444444444444444', '5555555555555555'];
+    for (const id of builds) {
+      asBuild(bin, id);
+      for (const command of ['ADD', 'DEL'] as const) {
+        const r = await execPlugin('loopback', { ...env, command }, conf, bin);
+        t.equal(r.code, 0, `build ${id} ${command}: ${r.stdout}${r.stderr}`);
+      }
+    }
+    const files = readdirSync(nativeDir).sort();
+    t.match(files, [
+      /^cni_native-[0-9a-f]{16}\.node$/,
+      /^loopback-5{16}-ADD-v[\d.]+\.jscache$/,
+      /^loopback-5{16}-DEL-v[\d.]+\.jscache$/,
+      /^netlink-[0-9a-f]{16}\.node$/,
+    ]);
+    t.equal(files.length, 4, `nothing else: ${files.join(' ')}`);
+
+    // The old build still runs (an upgrade in progress): it puts back what it needs.
+    asBuild(bin, builds[0] ?? '');
+    const old = await execPlugin('loopback', env, conf, bin);
+    t.equal(old.code, 0, old.stdout + old.stderr);
+    t.ok(
+      readdirSync(nativeDir).some((f) => f.startsWith(`loopback-${builds[0]}-ADD-`)),
+      "the old build's cache is back",
     );
   });
 }

@@ -18,6 +18,12 @@ interface Target {
   readonly entry: string;
   readonly marker: string;
 }
+/** What every executable of one build shares. */
+interface Suite {
+  readonly launcher: string;
+  readonly buildId: string;
+  readonly natives: NativeBlob[];
+}
 const outDir = join(root, 'dist', 'bin');
 
 // In the bundle every native comes from the launcher (`__cniLoadNative`, a parameter of the
@@ -47,7 +53,7 @@ function fill(template: string, slot: string, value: string): string {
  * The launcher finds each blob by byte offset, so the offsets are computed for a
  * header whose size no longer changes: offsets are padded to a fixed width.
  */
-function assemble({ name, marker }: Target, launcher: string, code: string, natives: NativeBlob[]): string {
+function assemble({ name, marker }: Target, { launcher, buildId, natives }: Suite, code: string): string {
   const blobs = [{ name: 'bundle', bytes: Buffer.from(code, 'latin1') }, ...natives].map((b) => ({ ...b, b64: b.bytes.toString('base64') }));
   const pad = (n: number) => String(n).padStart(10, ' ');
   const header = (offsets: number[]) => {
@@ -57,7 +63,7 @@ function assemble({ name, marker }: Target, launcher: string, code: string, nati
       .join(', ');
     let text = launcher;
     text = fill(text, 'PLUGIN', JSON.stringify(name));
-    text = fill(text, 'BUNDLE_HASH', JSON.stringify(sha256(blobs.map((b) => b.b64).join('')).slice(0, 16)));
+    text = fill(text, 'BUILD_ID', JSON.stringify(buildId));
     text = fill(text, 'BUNDLE_AT', at(0));
     text = fill(text, 'NATIVES', `{ ${nativesJs} }`);
     return `#!/usr/bin/env node\n${marker}${name}\n${text}\n/*@@PAYLOAD\n`;
@@ -74,9 +80,18 @@ function assemble({ name, marker }: Target, launcher: string, code: string, nati
   return `${head}${blobs.map((b) => `${b.b64}\n`).join('')}*/\n`;
 }
 
-async function buildTarget(target: Target, launcher: string, natives: NativeBlob[]): Promise<void> {
-  const code = await bundle(target.entry, { plugins: [launcherNatives] });
-  const text = assemble(target, launcher, code, natives);
+/**
+ * The suite build's id, in every executable: what the native store counts as one build (it
+ * sweeps the code caches of other ids). Made of everything that goes into the executables, so
+ * an unchanged tree rebuilt keeps its id and its caches.
+ */
+function buildIdOf(launcher: string, bundles: ReadonlyMap<Target, string>, natives: NativeBlob[]): string {
+  const parts = [launcher, ...[...bundles].flatMap(([t, code]) => [t.name, t.marker, code]), ...natives.flatMap((n) => [n.name, n.sha])];
+  return sha256(parts.join('\0')).slice(0, 16);
+}
+
+function writeTarget(target: Target, suite: Suite, code: string): void {
+  const text = assemble(target, suite, code);
   const file = join(outDir, target.name);
   writeFileSync(file, text);
   chmodSync(file, 0o755);
@@ -93,7 +108,10 @@ async function main(): Promise<void> {
     .map((p) => ({ name: p, entry: join(root, 'plugins', p, 'main.ts'), marker: PLUGIN_MARKER }));
   const tools: Target[] = [{ name: 'cni-run', entry: join(root, 'tools', 'cni-run.ts'), marker: TOOL_MARKER }];
   const natives = nativeBlobs();
-  for (const t of [...plugins, ...tools]) await buildTarget(t, launcher, natives);
+  const bundles = new Map<Target, string>();
+  for (const t of [...plugins, ...tools]) bundles.set(t, await bundle(t.entry, { plugins: [launcherNatives] }));
+  const buildId = buildIdOf(launcher, bundles, natives);
+  for (const [t, code] of bundles) writeTarget(t, { launcher, buildId, natives }, code);
 }
 
 await main();

@@ -21,7 +21,7 @@ export function sha256(bytes: Buffer | string): string {
 export interface NativeBlob {
   readonly name: string;
   readonly bytes: Buffer;
-  /** the first 16 hex digits of its sha256, part of its file name on disk */
+  /** its sha256 in hex (the first 16 digits name it on disk; all are checked on reuse) */
   readonly sha: string;
 }
 
@@ -31,7 +31,7 @@ export function nativeBlobs(): NativeBlob[] {
   return Object.entries(nativePaths).map(([name, file]) => {
     if (!existsSync(file)) throw new Error(`native module ${name} not built: ${file} (run npm ci)`);
     const bytes = readFileSync(file);
-    return { name, bytes, sha: sha256(bytes).slice(0, 16) };
+    return { name, bytes, sha: sha256(bytes) };
   });
 }
 

@@ -12,7 +12,9 @@ const fs = require('node:fs');
 const vm = require('node:vm');
 
 const PLUGIN = /*@@PLUGIN@@*/ '';
-const BUNDLE_HASH = /*@@BUNDLE_HASH@@*/ '';
+// One id for every executable of a suite build: the code caches of this build carry it, and
+// the native store sweeps caches that carry another.
+const BUILD_ID = /*@@BUILD_ID@@*/ '';
 // {offset, length} of the base64 bundle, and per native {sha, size, offset, length}.
 const BUNDLE_AT = /*@@BUNDLE_AT@@*/ {};
 const NATIVES = /*@@NATIVES@@*/ {};
@@ -31,7 +33,7 @@ function readPayload(at) {
 // The directory rules for natives and the code cache: scripts/native-store.ts, bundled in by
 // scripts/build.ts (the SEA binary uses the same module).
 const { createNativeStore } = /*@@NATIVE_STORE@@*/ {};
-const store = createNativeStore({ natives: NATIVES, payload: (name) => readPayload(NATIVES[name]), env: process.env });
+const store = createNativeStore({ natives: NATIVES, payload: (name) => readPayload(NATIVES[name]), env: process.env, build: BUILD_ID });
 const loadNative = store.loadNative;
 
 // One cache per verb: the cache is written after the run and holds the functions compiled on
@@ -39,7 +41,7 @@ const loadNative = store.loadNative;
 // (one cache for all would hold only what the first verb after an install compiled).
 const VERBS = ['ADD', 'DEL', 'CHECK', 'GC', 'STATUS', 'VERSION'];
 const verb = VERBS.includes(process.env.CNI_COMMAND) ? process.env.CNI_COMMAND : 'other';
-const cacheName = `${PLUGIN}-${BUNDLE_HASH}-${verb}-${process.version}.jscache`;
+const cacheName = `${PLUGIN}-${BUILD_ID}-${verb}-${process.version}.jscache`;
 const cached = store.readCache(cacheName);
 const script = new vm.Script(
   // The bundle is ASCII (esbuild escapes the rest), so latin1 is exact and cheapest.

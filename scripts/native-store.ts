@@ -5,13 +5,20 @@
 //
 // The plugins run as root, and a root process must never load code another user could have
 // replaced. So the directory (and every parent) must be owned by root or by us and not writable
-// by anyone else; files are written under a temp name opened with O_EXCL, fsynced, and renamed
-// into place, so a reader sees no file or a whole one and parallel first starts all succeed.
+// by anyone else (scripts/native-store-fs.ts); a stored native is loaded only when it holds
+// exactly the embedded bytes, through the fd it was checked on (scripts/native-store-load.ts);
+// and a build that has just written its files removes other builds' (scripts/native-store-sweep.ts).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { assertSafeDir, errno, errorText, isOurs, mkdirAll, openVerified, UnsafeDirError, writeAtomic } from './native-store-fs.ts';
+import { dlopenAnonymous, dlopenFd } from './native-store-load.ts';
+import { sweep, type OwnBuild } from './native-store-sweep.ts';
 
 export interface NativeInfo {
-  /** the first 16 hex digits of the file's sha256: part of its name on disk */
+  /**
+   * The file's sha256 in hex: its first 16 digits name it on disk, and a stored copy is used
+   * only when its hash starts with all the digits given (at least 16; the builds give all 64).
+   */
   readonly sha: string;
   readonly size: number;
 }
@@ -22,6 +29,12 @@ export interface NativeStoreOptions {
   readonly payload: (name: string) => Uint8Array;
   /** the process environment, read when the store is made (never at build time) */
   readonly env: Readonly<Record<string, string | undefined>>;
+  /**
+   * The id of the suite build this executable comes from, as it appears in the code cache names
+   * (`<program>-<build>-<VERB>-<node version>.jscache`): caches with another id are swept.
+   * Without one (a form that keeps no code cache), no cache counts as this build's.
+   */
+  readonly build?: string;
 }
 
 export interface NativeStore {
@@ -33,121 +46,18 @@ export interface NativeStore {
   writeCache(name: string, bytes: Uint8Array): void;
 }
 
-class UnsafeDirError extends Error {}
-
 // /var/lib/cni/.native, else (a read-only /var/lib/cni on an immutable node OS) a directory on
-// the /run tmpfs. CNI_TS_NATIVE_DIR replaces the list.
+// the /run tmpfs; with neither, an unnamed file (dlopenAnonymous). CNI_TS_NATIVE_DIR replaces
+// the list of directories.
 function stateDirsOf(env: NativeStoreOptions['env']): string[] {
   const dir = env['CNI_TS_NATIVE_DIR'];
   return dir ? [dir] : ['/var/lib/cni/.native', '/run/cni-ts/.native'];
 }
 
-function errorText(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}
-
-function errno(e: unknown): string | undefined {
-  return (e as NodeJS.ErrnoException | undefined)?.code;
-}
-
-// Every ancestor must be safe too: whoever can rename a parent can swap the whole directory.
-// Sticky directories (like /tmp) are fine, since there only the owner may rename an entry.
-function assertSafeDir(dir: string, uid: number): void {
-  for (let d = dir; ; d = path.dirname(d)) {
-    const st = fs.lstatSync(d);
-    if (!st.isDirectory()) throw new UnsafeDirError(`${d} is not a directory`);
-    if (st.uid !== 0 && st.uid !== uid) throw new UnsafeDirError(`${d} is owned by uid ${st.uid}`);
-    const writableByOthers = (st.mode & 0o022) !== 0;
-    const sticky = (st.mode & 0o1000) !== 0;
-    if (writableByOthers && !(sticky && d !== dir)) throw new UnsafeDirError(`${d} is writable by group or others`);
-    if (d === path.dirname(d)) return;
-  }
-}
-
-// One mkdir per missing component (Node's recursive mkdir spins on ENOENT under /proc).
-function mkdirAll(dir: string, mode: number): void {
-  const missing: string[] = [];
-  for (let d = dir; !fs.existsSync(d); d = path.dirname(d)) {
-    missing.push(d);
-    if (d === path.dirname(d)) break;
-  }
-  for (const d of missing.reverse()) {
-    try {
-      fs.mkdirSync(d, { mode });
-    } catch (e) {
-      if (errno(e) !== 'EEXIST') throw e;
-    }
-  }
-}
-
-// Exclusive create of a temp name, fsync, then atomic rename: a reader sees either no file or
-// a complete one, and two plugins racing both succeed.
-function writeAtomic(file: string, bytes: Uint8Array): void {
-  const tmp = `${file}.${process.pid}.tmp`;
-  const flags = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL;
-  let fd: number;
-  try {
-    fd = fs.openSync(tmp, flags, 0o600);
-  } catch (e) {
-    // Left by a killed process that had our pid: no live process owns that name.
-    if (errno(e) !== 'EEXIST') throw e;
-    fs.unlinkSync(tmp);
-    fd = fs.openSync(tmp, flags, 0o600);
-  }
-  try {
-    fs.writeSync(fd, bytes);
-    fs.fsyncSync(fd);
-    fs.closeSync(fd);
-    fs.renameSync(tmp, file);
-  } catch (e) {
-    try {
-      fs.closeSync(fd);
-    } catch {
-      // already closed by the failed step
-    }
-    try {
-      fs.unlinkSync(tmp);
-    } catch {
-      // renamed already, or never made
-    }
-    throw e;
-  }
-}
-
-function isReusable(file: string, size: number, uid: number): boolean {
-  try {
-    const st = fs.lstatSync(file);
-    return st.isFile() && st.size === size && (st.uid === 0 || st.uid === uid) && (st.mode & 0o022) === 0;
-  } catch {
-    return false;
-  }
-}
-
-// With no directory we may write, a native still loads from an unnamed file (O_TMPFILE): no
-// other user can open, link or replace an inode that has no name and whose only handle is our
-// fd, and dlopen reads it through /proc/self/fd. A noexec mount refuses the mapping, so each
-// candidate filesystem is tried in turn.
-const O_TMPFILE = 0o20000000 | fs.constants.O_DIRECTORY;
-function dlopenAnonymous(mod: { exports: unknown }, bytes: Uint8Array, reasons: string[]): boolean {
-  for (const dir of ['/run', '/dev/shm', '/tmp']) {
-    let fd: number | undefined;
-    try {
-      fd = fs.openSync(dir, O_TMPFILE | fs.constants.O_RDWR, 0o700);
-      fs.writeSync(fd, bytes);
-      process.dlopen(mod, `/proc/self/fd/${fd}`);
-      return true;
-    } catch (e) {
-      reasons.push(`unnamed file in ${dir}: ${errorText(e).split('\n')[0]}`);
-    } finally {
-      if (fd !== undefined) fs.closeSync(fd);
-    }
-  }
-  return false;
-}
-
 export function createNativeStore(o: NativeStoreOptions): NativeStore {
   const stateDirs = stateDirsOf(o.env);
   const uid = process.geteuid?.() ?? 0;
+  const own: OwnBuild = { natives: o.natives, build: o.build, node: process.version };
 
   // Per directory: 'ok' (exists and safe), or the file-system error that kept us from making
   // it. An existing directory that is not safe throws: that is someone's doing, and we refuse
@@ -190,6 +100,31 @@ export function createNativeStore(o: NativeStoreOptions): NativeStore {
     }
   }
 
+  // Only after this build wrote a file of its own (its first run, or a file that was damaged or
+  // swept by another build): every other start pays nothing for it.
+  const swept = new Set<string>();
+  function sweepOnce(dir: string): void {
+    if (swept.has(dir)) return;
+    swept.add(dir);
+    sweep(dir, own);
+  }
+
+  // The embedded bytes, read (the bundle decodes them from its own file) at most once.
+  const payloads = new Map<string, Uint8Array>();
+  function payloadOf(name: string): Uint8Array {
+    let bytes = payloads.get(name);
+    if (bytes === undefined) payloads.set(name, (bytes = o.payload(name)));
+    return bytes;
+  }
+
+  // The stored copy when it is intact, else a fresh one: an fd of the native's exact bytes, and
+  // whether it was written now. Throws when the directory takes no file.
+  function storedNative(name: string, n: NativeInfo, file: string): { fd: number; written: boolean } {
+    const fd = openVerified(file, n.sha, n.size, uid);
+    // No unlink first: rename replaces a damaged file atomically.
+    return fd !== undefined ? { fd, written: false } : { fd: writeAtomic(file, payloadOf(name)), written: true };
+  }
+
   const loaded = new Map<string, unknown>();
   function loadNative(name: string): unknown {
     if (loaded.has(name)) return loaded.get(name);
@@ -204,20 +139,26 @@ export function createNativeStore(o: NativeStoreOptions): NativeStore {
         reasons.push(`${dir}: ${state.message}`);
         continue;
       }
-      const file = path.join(dir, `${name}-${n.sha}.node`);
+      const file = path.join(dir, `${name}-${n.sha.slice(0, 16)}.node`);
+      let stored: { fd: number; written: boolean };
       try {
-        // No unlink first: rename replaces a damaged file atomically, while an unlink could remove
-        // the good file a plugin starting in parallel has just written and is about to load.
-        if (!isReusable(file, n.size, uid)) writeAtomic(file, o.payload(name));
+        stored = storedNative(name, n, file);
       } catch (e) {
         reasons.push(`${dir}: ${errorText(e)}`);
         continue;
       }
-      process.dlopen(mod, file);
+      try {
+        // A directory on a noexec mount takes the file but refuses to map it: try the next place.
+        dlopenFd(mod, stored.fd, file);
+      } catch (e) {
+        reasons.push(errorText(e));
+        continue;
+      }
+      if (stored.written) sweepOnce(dir);
       done = true;
       break;
     }
-    if (!done && !dlopenAnonymous(mod, o.payload(name), reasons)) {
+    if (!done && !dlopenAnonymous(mod, payloadOf(name), reasons)) {
       throw new Error(
         `cannot load native module ${name}: no safe writable place for it (${reasons.join('; ')}); ` +
           'provide a directory owned by root and writable only by it: make /var/lib/cni or /run writable, or set CNI_TS_NATIVE_DIR',
@@ -231,7 +172,7 @@ export function createNativeStore(o: NativeStoreOptions): NativeStore {
     for (const dir of stateDirs) {
       const file = path.join(dir, name);
       try {
-        if (readableDir(dir) && isReusable(file, fs.lstatSync(file).size, uid)) return fs.readFileSync(file);
+        if (readableDir(dir) && isOurs(fs.lstatSync(file), uid)) return fs.readFileSync(file);
       } catch {
         // not here
       }
@@ -244,11 +185,12 @@ export function createNativeStore(o: NativeStoreOptions): NativeStore {
     for (const dir of stateDirs) {
       try {
         if (prepareDir(dir) !== 'ok') continue;
-        writeAtomic(path.join(dir, name), bytes);
-        return;
+        fs.closeSync(writeAtomic(path.join(dir, name), bytes));
       } catch {
-        // try the next one
+        continue; // try the next one
       }
+      sweepOnce(dir);
+      return;
     }
   }
 

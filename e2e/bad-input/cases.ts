@@ -190,7 +190,9 @@ function envCases(t: Target): Case[] {
   if (t.usesNetns) {
     for (const verb of ['ADD', 'CHECK'] as const) {
       const ns = (path: string, expect: Expect) => mk({ t, verb, cls: 'bad netns', detail: path }, expect, { env: () => ({ CNI_NETNS: path }) });
-      out.push(ns('/run/netns/cnits-bi-gone', code(3)));
+      // Code 3 tells the runtime it need not DEL: only a plugin that runs first (no prevResult)
+      // can know nothing was made. CHECK always carries a prevResult.
+      out.push(ns('/run/netns/cnits-bi-gone', code(verb === 'ADD' && t.prepare === undefined ? 3 : 999)));
       out.push(ns('/etc/hostname', code(4)));
       out.push(ns('/dev/null', code(4)));
       out.push(ns('/var/tmp', code(4)));

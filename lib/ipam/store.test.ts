@@ -1,4 +1,5 @@
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import t from 'tap';
 import { flock, LOCK_EX, LOCK_NB } from '../linux/addon.ts';
@@ -81,4 +82,46 @@ t.test('openIfExists does not create the directory', async (t) => {
   const base = tempDir(t);
   t.equal(Store.openIfExists(join(base, 'nope')), undefined);
   t.same(readdirSync(base), []);
+});
+
+// A link planted in the data directory must not make root write (or create) a file elsewhere.
+// The reference follows both links (os.WriteFile, and go-filemutex's open with O_CREAT).
+t.test('links planted at last_reserved_ip and lock never redirect a write', async (t) => {
+  const root = tempDir(t);
+  const dir = join(root, 'net1');
+  mkdirSync(dir);
+  const victim = join(root, 'victim');
+  writeFileSync(victim, 'precious');
+  symlinkSync(victim, join(dir, 'last_reserved_ip.0'));
+  withStore(dir, (s) => {
+    t.equal(s.lastReserved(0), undefined, 'the link is not read through');
+    s.recordLastReserved(0, ip('10.1.0.9'));
+  });
+  t.equal(readFileSync(victim, 'latin1'), 'precious', 'the file the link pointed at is untouched');
+  t.ok(lstatSync(join(dir, 'last_reserved_ip.0')).isFile(), 'the link was replaced by a regular file');
+  t.equal(readFileSync(join(dir, 'last_reserved_ip.0'), 'latin1'), '10.1.0.9');
+  t.same(readdirSync(dir).sort(), ['last_reserved_ip.0', 'lock'], 'no temporary file left');
+
+  const lockDir = join(root, 'net2');
+  mkdirSync(lockDir);
+  symlinkSync(victim, join(lockDir, 'lock'));
+  t.throws(() => Store.open(lockDir), { message: `refusing lock file ${join(lockDir, 'lock')}: it is a symbolic link` });
+  const absent = join(root, 'absent');
+  const dangling = join(root, 'net3');
+  mkdirSync(dangling);
+  symlinkSync(absent, join(dangling, 'lock'));
+  t.throws(() => Store.open(dangling), /symbolic link/);
+  t.notOk(existsSync(absent), 'a dangling link does not make root create its target');
+  t.equal(readFileSync(victim, 'latin1'), 'precious');
+});
+
+t.test('a FIFO where a file of ours belongs is neither waited on nor used', async (t) => {
+  const dir = join(tempDir(t), 'net1');
+  mkdirSync(dir);
+  execFileSync('mkfifo', [join(dir, 'last_reserved_ip.0')]);
+  withStore(dir, (s) => t.equal(s.lastReserved(0), undefined));
+  const other = join(tempDir(t), 'net2');
+  mkdirSync(other);
+  execFileSync('mkfifo', [join(other, 'lock')]);
+  t.throws(() => Store.open(other), { message: `refusing lock file ${join(other, 'lock')}: not a regular file` });
 });

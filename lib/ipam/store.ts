@@ -5,10 +5,14 @@
 //   <dataDir>/<network>/lock                 flock(LOCK_EX) around every change
 // Old versions wrote only "<containerID>"; such files are still found and released.
 //
+// A symbolic link planted in the directory never redirects a write: the lock is opened with
+// O_NOFOLLOW, the round-robin marker is replaced by rename, reservations are created with O_EXCL
+// (the reference follows links for both: divergences.md H4).
+//
 // Every method is synchronous, and callers hold the lock only across synchronous code: a
 // flock is per open file, so a second in-process lock attempt while an await is pending
 // would block the event loop forever.
-import { closeSync, constants, openSync, readdirSync, readFileSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { flock, LOCK_EX } from '../linux/addon.ts';
 import { goFsError, isErrno } from '../linux/go-errno.ts';
@@ -18,6 +22,8 @@ import { formatAddr, parseAddr, type Addr } from './addr.ts';
 const LAST_IP_PREFIX = 'last_reserved_ip.';
 const LINE_BREAK = '\r\n';
 const FILE_MODE = 0o600;
+// Never wait on a FIFO nor follow a link planted where one of our files belongs.
+const NO_SURPRISES = constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 /** One reserved address: the file named after it and its trimmed content. */
 export interface Allocation {
@@ -63,9 +69,14 @@ export class Store {
     const path = join(dir, 'lock');
     let fd: number;
     try {
-      fd = openSync(path, constants.O_RDONLY | constants.O_CREAT, FILE_MODE);
+      fd = openSync(path, constants.O_RDONLY | constants.O_CREAT | NO_SURPRISES, FILE_MODE);
     } catch (err) {
+      if (isErrno(err, 'ELOOP')) throw new Error(`refusing lock file ${path}: it is a symbolic link`, { cause: err });
       throw goFsError(err, 'open', path);
+    }
+    if (!fstatSync(fd).isFile()) {
+      closeSync(fd);
+      throw new Error(`refusing lock file ${path}: not a regular file`);
     }
     try {
       flock(fd, LOCK_EX);
@@ -97,6 +108,11 @@ export class Store {
     }
     try {
       writeSync(fd, ownerKey(containerId, ifname));
+      // On disk before the lock is released: after a power loss an address file is whole, not
+      // empty. We release an empty one (H3), the reference sharing the directory never does.
+      // The directory is not synced (one more journal commit per ADD and DEL, 3x the store's
+      // time measured here): an entry lost with the host belongs to a container that died too.
+      fsyncSync(fd);
     } catch (err) {
       closeSync(fd);
       unlinkSync(path);
@@ -106,12 +122,26 @@ export class Store {
     return true;
   }
 
-  /** Records `ip` as the set's last reserved address, where the next round-robin search starts. */
+  /**
+   * Records `ip` as the set's last reserved address, where the next round-robin search starts.
+   * A fresh file renamed over the old one: whatever is at that name (a link, say) is replaced,
+   * never written through. It is not synced: a marker lost in a crash only restarts the search.
+   */
   recordLastReserved(setIndex: number, ip: Addr): void {
     const last = join(this.dir, `${LAST_IP_PREFIX}${setIndex}`);
+    const tmp = `${last}.tmp`;
     try {
-      writeFileSync(last, formatAddr(ip), { mode: FILE_MODE });
+      // Left by a writer that died before its rename; we hold the lock, so no one else's.
+      unlinkIfPresent(tmp);
+      const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NO_SURPRISES, FILE_MODE);
+      try {
+        writeSync(fd, formatAddr(ip));
+      } finally {
+        closeSync(fd);
+      }
+      renameSync(tmp, last);
     } catch (err) {
+      unlinkIfPresent(tmp);
       throw goFsError(err, 'open', last);
     }
   }
@@ -120,7 +150,7 @@ export class Store {
   lastReserved(setIndex: number): Addr | undefined {
     const path = join(this.dir, `${LAST_IP_PREFIX}${setIndex}`);
     try {
-      return parseAddr(readFileSync(path, 'latin1'));
+      return parseAddr(readOwnFile(path));
     } catch (err) {
       if (!isErrno(err, 'ENOENT')) process.stderr.write(`Error retrieving last reserved ip: ${goFsError(err, 'open', path).message}\n`);
       return undefined;
@@ -149,7 +179,7 @@ export class Store {
       const path = join(this.dir, name);
       let content: string;
       try {
-        content = readFileSync(path, 'utf8');
+        content = readOwnFile(path);
       } catch {
         continue; // gone or unreadable: not ours to judge
       }
@@ -179,6 +209,25 @@ export class Store {
       }
     }
     return errors;
+  }
+}
+
+/** A regular file's content, read without following a link (ELOOP) or waiting on a FIFO. */
+function readOwnFile(path: string): string {
+  const fd = openSync(path, constants.O_RDONLY | NO_SURPRISES);
+  try {
+    if (!fstatSync(fd).isFile()) throw Object.assign(new Error(`${path}: not a regular file`), { code: 'EINVAL' });
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function unlinkIfPresent(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch (err) {
+    if (!isErrno(err, 'ENOENT')) throw err;
   }
 }
 

@@ -1,15 +1,22 @@
-// Opening CNI_NETNS with the CNI error a runtime can act on. The reference reports
-// every failure here as 999; a missing netns is code 3 (the container is gone: no
-// cleanup needed) and a path that is no netns is code 4 (CNI_NETNS is invalid).
+// Opening CNI_NETNS with the CNI error a runtime can act on. The reference reports every
+// failure here as 999. A path that is no netns is code 4 (CNI_NETNS is invalid). A missing
+// netns is code 3 only when nothing can need cleaning: code 3 tells the runtime it need not
+// call DEL (spec 1.1.0, "Error"), yet with a prevResult the plugins before this one in the
+// chain have already made something (bridge: a veth, an address taken from IPAM) that only
+// that DEL would undo. Without a prevResult this plugin runs first and has done nothing yet.
 import { CniError, ErrorCode } from '../cni-spec/errors.ts';
+import type { CniRequest } from '../cni-spec/request.ts';
 import { Netns, NetnsError } from './netns.ts';
 
-export function openContainerNetns(path: string): Netns {
+/** For ADD and CHECK: the request's CNI_NETNS, or the CniError the runtime should see. */
+export function openContainerNetns(req: Pick<CniRequest, 'netns' | 'prevResult'>): Netns {
+  const path = req.netns;
   try {
     return Netns.open(path);
   } catch (err) {
     if (!(err instanceof NetnsError)) throw err;
-    const code = err.code === 'ENOENT' ? ErrorCode.UnknownContainer : err.code === 'NOT_NETNS' ? ErrorCode.InvalidEnvironmentVariables : ErrorCode.Internal;
+    const gone = req.prevResult === undefined ? ErrorCode.UnknownContainer : ErrorCode.Internal;
+    const code = err.code === 'ENOENT' ? gone : err.code === 'NOT_NETNS' ? ErrorCode.InvalidEnvironmentVariables : ErrorCode.Internal;
     const details = err.code === 'NOT_NETNS' ? `${path} is not a network namespace` : undefined;
     throw new CniError(code, err.message, details, { cause: err });
   }

@@ -1,6 +1,6 @@
 // A network namespace handle: an fd that pins the namespace, plus an rtnetlink
 // socket that talks to it.
-import { closeSync, constants as fsc, fstatSync, openSync } from 'node:fs';
+import { closeSync, constants as fsc, fstatSync, openSync, statfsSync } from 'node:fs';
 import { errorText } from '../cni-spec/errors.ts';
 import { timed } from '../cni-spec/timing.ts';
 import { isNetnsFd, withNetns } from './addon.ts';
@@ -32,6 +32,10 @@ const SELF_PATH = '/proc/thread-self/ns/net';
 // O_NONBLOCK: a FIFO passed as the netns path must not hang the plugin in open().
 // O_NOCTTY: nor may a tty become our controlling terminal. Node adds O_CLOEXEC.
 const OPEN_FLAGS = fsc.O_RDONLY | fsc.O_NONBLOCK | fsc.O_NOCTTY;
+
+// statfs(2) f_type of a namespace file: nsfs, or procfs before Linux 3.19 (linux/magic.h).
+const NSFS_MAGIC = 0x6e736673;
+const PROC_SUPER_MAGIC = 0x9fa0;
 
 // How many Netns.run calls are on the stack. The host handle may skip setns
 // only when nothing has switched this thread away from it.
@@ -78,15 +82,16 @@ export class Netns {
   }
 
   static #open(path: string): Netns {
+    assertNsfsPath(path);
     let fd: number;
     try {
       fd = openSync(path, OPEN_FLAGS);
     } catch (err) {
       const code = (err as { code?: unknown }).code === 'ENOENT' ? 'ENOENT' : 'OPEN_FAILED';
-      // Same wording as the reference's ns.GetNS, which statfs()es first.
-      throw new NetnsError(code, path, `failed to open netns "${path}": failed to Statfs "${path}": ${goErrText(err)}`, err);
+      throw new NetnsError(code, path, `failed to open netns "${path}": open ${path}: ${goErrText(err)}`, err);
     }
     try {
+      // The path may have been swapped since the statfs: the open file is what counts.
       if (!isNetnsFd(fd)) {
         throw new NetnsError('NOT_NETNS', path, `failed to open netns "${path}": unknown FS magic on "${path}"`);
       }
@@ -150,5 +155,24 @@ export class Netns {
 
   #checkOpen(): void {
     if (this.#closed) throw new NetnsError('CLOSED', this.path, `netns "${this.path}" is closed`);
+  }
+}
+
+/**
+ * Refuses a path that is not on nsfs or procfs before anything opens it, as the reference's
+ * ns.GetNS does: opening a device can have effects of its own (opening /dev/watchdog arms
+ * the watchdog), and a FIFO or a tty is no business of ours either.
+ */
+function assertNsfsPath(path: string): void {
+  let type: number;
+  try {
+    type = statfsSync(path).type;
+  } catch (err) {
+    const code = (err as { code?: unknown }).code === 'ENOENT' ? 'ENOENT' : 'OPEN_FAILED';
+    // The reference's wording (plugins/pkg/ns/ns_linux.go IsNSorErr, wrapped by each plugin).
+    throw new NetnsError(code, path, `failed to open netns "${path}": failed to Statfs "${path}": ${goErrText(err)}`, err);
+  }
+  if (type !== NSFS_MAGIC && type !== PROC_SUPER_MAGIC) {
+    throw new NetnsError('NOT_NETNS', path, `failed to open netns "${path}": unknown FS magic on "${path}": ${type.toString(16)}`);
   }
 }

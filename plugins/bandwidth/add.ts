@@ -27,7 +27,7 @@ export async function cmdAdd(req: CniRequest): Promise<Result> {
   const prev = req.prevResult;
   if (shapesNothing(conf)) return prev ?? { cniVersion: req.cniVersion };
   if (!prev) throw new CniError(ErrorCode.InvalidNetworkConfig, 'must be called as chained plugin');
-  const pod = openContainerNetns(req.netns);
+  const pod = openContainerNetns(req);
   const host = Netns.host();
   const undo = new UndoStack('bandwidth');
   try {

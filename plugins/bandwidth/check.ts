@@ -12,7 +12,7 @@ export async function cmdCheck(req: CniRequest): Promise<void> {
   const conf = loadConf(req);
   const prev = req.prevResult;
   if (!prev) throw new CniError(ErrorCode.InvalidNetworkConfig, 'must be called as a chained plugin');
-  const pod = openContainerNetns(req.netns);
+  const pod = openContainerNetns(req);
   const host = Netns.host();
   try {
     const veth = await findHostVeth(host, pod, req.ifname, prev.interfaces ?? []);

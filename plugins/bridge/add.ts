@@ -28,7 +28,7 @@ interface L3 {
 export async function cmdAdd(req: CniRequest, d: BridgeDeps = realDeps): Promise<Result> {
   const conf = loadConf(req, { forAdd: true });
   const masq = conf.ipMasq && conf.ipamType ? d.netfilter.resolveMasqBackend(conf.ipMasqBackend) : undefined;
-  const pod = d.netns.container(req.netns);
+  const pod = d.netns.container(req);
   const host = d.netns.host();
   const a: Add = { req, conf, d, masq, host, pod, undo: new UndoStack('bridge') };
   try {

@@ -7,7 +7,7 @@ import { realDeps, type BridgeDeps } from './deps.ts';
 
 export async function cmdCheck(req: CniRequest, d: BridgeDeps = realDeps): Promise<void> {
   const conf = loadConf(req);
-  const pod = d.netns.container(req.netns);
+  const pod = d.netns.container(req);
   const host = d.netns.host();
   try {
     if (conf.ipamType) await d.ipam.check(conf.ipamType, req);

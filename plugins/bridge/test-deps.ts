@@ -34,7 +34,7 @@ export function fakeDeps(failing: Readonly<Record<string, Error>> = {}): FakeDep
   const deps: BridgeDeps = {
     netns: {
       host: () => ns('host'),
-      container: (path) => (step('openNetns', path), ns('pod')),
+      container: (req) => (step('openNetns', req.netns), ns('pod')),
       containerIfExists: (path) => (step('openNetnsIfExists', path), ns('pod')),
     },
     kernel: {

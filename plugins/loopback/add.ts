@@ -4,7 +4,7 @@ import { withLoopback } from './netns.ts';
 import { findForeignAddress, planLoopbackResult } from './result.ts';
 
 export async function cmdAdd(req: CniRequest): Promise<Result> {
-  return withLoopback(openContainerNetns(req.netns), async (ns, lo) => {
+  return withLoopback(openContainerNetns(req), async (ns, lo) => {
     await setLinkUp(ns, lo.index);
     const addrs = await listAddresses(ns, { index: lo.index });
     const foreign = findForeignAddress(addrs);

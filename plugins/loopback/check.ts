@@ -3,7 +3,7 @@ import { openContainerNetns } from '../../lib/linux/index.ts';
 import { withLoopback } from './netns.ts';
 
 export async function cmdCheck(req: CniRequest): Promise<void> {
-  await withLoopback(openContainerNetns(req.netns), async (_ns, lo) => {
+  await withLoopback(openContainerNetns(req), async (_ns, lo) => {
     if (!lo.up) throw new Error('loopback interface is down');
   });
 }

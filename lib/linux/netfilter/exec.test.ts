@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type * as Exec from './exec.ts';
 
 // lookPath caches per process, so each case gets a fresh copy of the module.
@@ -45,3 +45,33 @@ t.test('PATH set: only its directories are searched', async (t) => {
     'a PATH without sh finds no sh',
   );
 });
+
+// We run as root in whatever directory the runtime started us in: a relative PATH entry names
+// a directory anyone might control. Go's exec.LookPath refuses such a hit (ErrDot, Go 1.19).
+t.test('relative PATH entries are never searched', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'cnits-path-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  mkdirSync(join(dir, 'bin'));
+  writeFileSync(join(dir, 'bin', 'nft'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+  writeFileSync(join(dir, 'sh'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+  const saved = process.cwd();
+  process.chdir(dir);
+  t.teardown(() => process.chdir(saved));
+  const lookPath = await freshLookPath(t);
+  t.equal(
+    withPath('bin', () => lookPath('nft')),
+    undefined,
+    'a relative directory is not searched',
+  );
+  const later = await freshLookPath(t);
+  t.match(
+    withPath(`.:bin::${dirname(realSh())}`, () => later('sh')),
+    /^\/(usr\/)?bin\/sh$/,
+    'the absolute entry after "." and an empty entry is the one used',
+  );
+});
+
+function realSh(): string {
+  for (const p of ['/usr/bin/sh', '/bin/sh']) if (existsSync(p)) return p;
+  throw new Error('no sh in /usr/bin or /bin');
+}

@@ -1,6 +1,7 @@
 // Running nft and the iptables tools: argument arrays only (never a shell), the ruleset on
 // stdin, one process per transaction. Each spawn costs a few ms and each nft commit ~16 ms,
 // so callers batch everything one step needs into a single run.
+import { isAbsolute } from 'node:path';
 import { findFileIn, runProgram, type ProgramOutput } from '../../cni-spec/run-program.ts';
 import { timed } from '../../cni-spec/timing.ts';
 
@@ -42,10 +43,15 @@ export class ToolError extends Error {
 
 const found = new Map<string, string | undefined>();
 
-/** Absolute path of `tool` on PATH, or undefined. Cached: a plugin process is short-lived. */
+/**
+ * Absolute path of `tool` on PATH, or undefined. Cached: a plugin process is short-lived.
+ * Relative entries (`.`, `bin`, an empty one) are skipped: they name whatever directory the
+ * runtime happened to start us in, and we run as root. Go's exec.LookPath refuses them too
+ * (ErrDot, Go 1.19), but fails at the first relative hit where we keep looking.
+ */
 export function lookPath(tool: string): string | undefined {
   if (found.has(tool)) return found.get(tool);
-  const dirs = (process.env['PATH'] || DEFAULT_PATH).split(':').filter((dir) => dir !== '');
+  const dirs = (process.env['PATH'] || DEFAULT_PATH).split(':').filter((dir) => isAbsolute(dir));
   const hit = findFileIn(dirs, tool, { executable: true });
   found.set(tool, hit);
   return hit;

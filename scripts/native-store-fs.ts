@@ -1,0 +1,139 @@
+// The file-system rules of the native store (scripts/native-store.ts): which directories are
+// safe to load code from, how a file is written so that no reader sees part of it, and how a
+// stored file is judged before it is reused.
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+export class UnsafeDirError extends Error {}
+
+export function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+export function errno(e: unknown): string | undefined {
+  return (e as NodeJS.ErrnoException | undefined)?.code;
+}
+
+// Every ancestor must be safe too: whoever can rename a parent can swap the whole directory.
+// Sticky directories (like /tmp) are fine, since there only the owner may rename an entry.
+export function assertSafeDir(dir: string, uid: number): void {
+  for (let d = dir; ; d = path.dirname(d)) {
+    const st = fs.lstatSync(d);
+    if (!st.isDirectory()) throw new UnsafeDirError(`${d} is not a directory`);
+    if (st.uid !== 0 && st.uid !== uid) throw new UnsafeDirError(`${d} is owned by uid ${st.uid}`);
+    const writableByOthers = (st.mode & 0o022) !== 0;
+    const sticky = (st.mode & 0o1000) !== 0;
+    if (writableByOthers && !(sticky && d !== dir)) throw new UnsafeDirError(`${d} is writable by group or others`);
+    if (d === path.dirname(d)) return;
+  }
+}
+
+// One mkdir per missing component (Node's recursive mkdir spins on ENOENT under /proc).
+export function mkdirAll(dir: string, mode: number): void {
+  const missing: string[] = [];
+  for (let d = dir; !fs.existsSync(d); d = path.dirname(d)) {
+    missing.push(d);
+    if (d === path.dirname(d)) break;
+  }
+  for (const d of missing.reverse()) {
+    try {
+      fs.mkdirSync(d, { mode });
+    } catch (e) {
+      if (errno(e) !== 'EEXIST') throw e;
+    }
+  }
+}
+
+/** A regular file we (or root) own that nobody else may write: the only kind we reuse. */
+export function isOurs(st: fs.Stats, uid: number): boolean {
+  return st.isFile() && (st.uid === 0 || st.uid === uid) && (st.mode & 0o022) === 0;
+}
+
+// write(2) may write less than asked (a full disk gives a short count before ENOSPC): a file
+// is complete only when every byte went out.
+export function writeAll(fd: number, bytes: Uint8Array): void {
+  for (let off = 0; off < bytes.length;) {
+    const n = fs.writeSync(fd, bytes, off, bytes.length - off);
+    if (n <= 0) throw new Error(`short write: ${off} of ${bytes.length} bytes`);
+    off += n;
+  }
+}
+
+// A name no other writer has: writers in other PID namespaces sharing the directory may have
+// our pid, so the pid alone is not enough. O_EXCL makes a clash an error, never a shared file.
+function tempName(file: string): string {
+  const rand = Math.floor(Math.random() * 2 ** 48).toString(36);
+  return `${file}.${process.pid.toString(36)}-${process.hrtime.bigint().toString(36)}-${rand}.tmp`;
+}
+
+/** Temp names writeAtomic makes for `<file>`: `<file>.<suffix>.tmp`. */
+export const TEMP_SUFFIX = /\.[0-9a-z-]+\.tmp$/;
+
+const EXCL = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL;
+
+/**
+ * Exclusive create of a fresh temp name, every byte written, fsync, then atomic rename: a reader
+ * sees either no file or a complete one, and two writers racing both succeed. Returns the open
+ * fd of the file now in place, for the caller to load through or close.
+ */
+export function writeAtomic(file: string, bytes: Uint8Array): number {
+  let tmp = tempName(file);
+  let fd: number;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      fd = fs.openSync(tmp, EXCL, 0o600);
+      break;
+    } catch (e) {
+      if (errno(e) !== 'EEXIST' || attempt >= 3) throw e;
+      tmp = tempName(file);
+    }
+  }
+  try {
+    writeAll(fd, bytes);
+    fs.fsyncSync(fd);
+    fs.renameSync(tmp, file);
+    return fd;
+  } catch (e) {
+    fs.closeSync(fd);
+    try {
+      fs.unlinkSync(tmp);
+    } catch {
+      // renamed already, or never made
+    }
+    throw e;
+  }
+}
+
+/**
+ * The stored file opened for loading when it is ours (see isOurs), `size` bytes long, and its
+ * sha256 (hex) starts with `sha`; else undefined. The check and the load go through the one fd,
+ * so the file cannot change between them, and a sweep that unlinks the name afterwards cannot
+ * take it away.
+ */
+export function openVerified(file: string, sha: string, size: number, uid: number): number | undefined {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+  } catch {
+    return undefined;
+  }
+  try {
+    const st = fs.fstatSync(fd);
+    if (isOurs(st, uid) && st.size === size && sha.length >= 16 && sha256Of(fd, size).startsWith(sha)) return fd;
+  } catch {
+    // unreadable: replaced like a damaged one
+  }
+  fs.closeSync(fd);
+  return undefined;
+}
+
+// Hashing the stored copy is the cheap way to check all of it: the bundle would have to read
+// and base64-decode its embedded copy to compare bytes, which costs several times more (measured),
+// and node:crypto is already loaded when Node starts.
+function sha256Of(fd: number, size: number): string {
+  const buf = Buffer.allocUnsafe(size);
+  let got = 0;
+  for (let n; got < size && (n = fs.readSync(fd, buf, got, size - got, got)) > 0;) got += n;
+  return got === size ? createHash('sha256').update(buf).digest('hex') : '';
+}
