@@ -62,8 +62,8 @@ async function masqueradeCase(t: Test, backend: string | undefined): Promise<voi
   const [r] = await Promise.all([addPod(dir, node.name, conf, pod), addPod(dir, node.name, plain, control)]);
   const ips = addrs(r);
 
-  // the bridges' IPv6 gateway addresses may still be in duplicate detection: wait until both
-  // pods reach their gateways, so a missing answer below is about masquerading, nothing else
+  // both pods reach their gateways at once (no DAD wait: docs/architecture.md), so a missing
+  // answer below is about masquerading, nothing else
   const ready = await Promise.all([
     pings(pod.ns.name, POD_V4.gateway),
     pings(pod.ns.name, POD_V6.gateway),

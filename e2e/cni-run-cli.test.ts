@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { cniRun, confDirWith } from './helpers/cni-run.ts';
 import { makeNetns, type TestNetns } from './helpers/netns.ts';
 import { DIST_BIN, tempDir } from './helpers/plugins.ts';
-import { ipJson, needsRoot, run } from './helpers/sh.ts';
+import { ipJson, needsRoot, nsRun, run } from './helpers/sh.ts';
 
 const bridgeList = (name: string, dataDir: string, extra: Record<string, unknown> = {}, more: object[] = []) => ({
   cniVersion: '1.1.0',
@@ -20,7 +20,7 @@ interface Node {
   readonly confDir: string;
   readonly cacheDir: string;
   readonly dataDir: string;
-  cni(args: readonly string[]): ReturnType<typeof cniRun>;
+  cni(args: readonly string[], env?: Readonly<Record<string, string>>): ReturnType<typeof cniRun>;
 }
 
 async function node(t: Test, lists: (dataDir: string) => Record<string, unknown>): Promise<Node> {
@@ -28,9 +28,10 @@ async function node(t: Test, lists: (dataDir: string) => Record<string, unknown>
   const { confDir, cacheDir } = confDirWith(t, lists(dataDir));
   const n = await makeNetns(t, 'clinode');
   await run('ip', ['-n', n.name, 'link', 'set', 'lo', 'up']);
-  const cni = (args: readonly string[]) =>
+  const cni = (args: readonly string[], env?: Readonly<Record<string, string>>) =>
     cniRun([...args, '--conf-dir', confDir, '--plugin-dir', DIST_BIN, '--cache-dir', cacheDir], {
       nodeNetns: n.name,
+      ...(env && { env }),
     });
   return { node: n, confDir, cacheDir, dataDir, cni };
 }
@@ -207,4 +208,46 @@ t.test('DEL of a pod whose network left the conf dir uses the config its ADD cac
   t.same(cached(n), []);
   const again = await n.cni(['del', 'net', pod.path]);
   t.equal(again.code, 3, 'with neither the config nor a cache entry, DEL cannot know the plugins: network not found');
+});
+
+t.test('a list of cniVersion 1.2.0 offering cniVersions ["1.1.0"] runs at 1.1.0, as libcni picks it', { skip: needsRoot }, async (t) => {
+  const n = await node(t, (d) => ({ '10-net.conflist': { ...bridgeList('net', d), cniVersion: '1.2.0', cniVersions: ['1.1.0'] } }));
+  const pod = await makeNetns(t, 'clipod');
+  const add = await n.cni(['add', 'net', pod.path]);
+  t.equal(add.code, 0, add.stderr);
+  t.match(JSON.parse(add.stdout || '{}'), { cniVersion: '1.1.0', ips: [{ address: /^10\.77\.0\.\d+\/24$/ }] });
+  t.equal((await n.cni(['check', 'net', pod.path])).code, 0);
+  t.equal((await n.cni(['del', 'net', pod.path])).code, 0);
+  t.same(allocated(n.dataDir), []);
+});
+
+t.test("cnitool's CNI_ARGS and CAP_ARGS variables are honoured; the command line wins", { skip: needsRoot }, async (t) => {
+  const portmap = { type: 'portmap', capabilities: { portMappings: true }, backend: 'iptables' };
+  const n = await node(t, (d) => ({ '10-net.conflist': bridgeList('net', d, {}, [portmap]) }));
+  const pod = await makeNetns(t, 'clipod');
+  const env = {
+    CNI_ARGS: 'IgnoreUnknown=1;IP=10.77.0.42',
+    CAP_ARGS: JSON.stringify({ portMappings: [{ hostPort: 18080, containerPort: 80, protocol: 'tcp' }] }),
+  };
+  const add = await n.cni(['add', 'net', pod.path], env);
+  t.equal(add.code, 0, add.stderr);
+  t.match(JSON.parse(add.stdout || '{}'), { ips: [{ address: '10.77.0.42/24' }] }, 'host-local got IP= from CNI_ARGS');
+  const nat = await nsRun(n.node.name, 'iptables-save', ['-t', 'nat']);
+  t.match(nat, /--dport 18080 .*-j DNAT --to-destination 10\.77\.0\.42:80/, 'portmap got portMappings from CAP_ARGS');
+  t.equal((await n.cni(['del', 'net', pod.path], env)).code, 0);
+  t.notMatch(await nsRun(n.node.name, 'iptables-save', ['-t', 'nat']), /18080/, 'DEL removed the mapping');
+
+  const other = await makeNetns(t, 'clipod');
+  const flags = await n.cni(['add', 'net', other.path, '--args', 'IgnoreUnknown=1;IP=10.77.0.43', '--port', '18081:80'], env);
+  t.equal(flags.code, 0, flags.stderr);
+  t.match(JSON.parse(flags.stdout || '{}'), { ips: [{ address: '10.77.0.43/24' }] }, '--args replaces CNI_ARGS');
+  const nat2 = await nsRun(n.node.name, 'iptables-save', ['-t', 'nat']);
+  t.match(nat2, /--dport 18081 /, '--port replaces the portMappings of CAP_ARGS');
+  t.notMatch(nat2, /18080/);
+  t.equal((await n.cni(['del', 'net', other.path])).code, 0);
+  t.same(allocated(n.dataDir), []);
+
+  const bad = await n.cni(['add', 'net', other.path], { CNI_ARGS: 'IP' });
+  t.equal(bad.code, 2, 'a malformed CNI_ARGS is a usage error');
+  t.match(bad.stderr, /CNI_ARGS \(environment\): invalid CNI_ARGS pair "IP"/);
 });

@@ -165,17 +165,18 @@ t.test('a network without ipam: code 7 and the reference message', { skip: needs
   t.match(r.json, { code: 7, msg: "IPAM config missing 'ipam' key", details: 'ipam' });
 });
 
-t.test('STATUS: fine until the range is exhausted, then code 50 naming the set', { skip: needsRoot }, async (t) => {
+t.test('STATUS with ipam.failStatusWhenFull: fine until the range is exhausted, then code 50 naming the set', { skip: needsRoot }, async (t) => {
   const dataDir = tempDir(t);
-  const conf = hostLocal(dataDir, '1.1.0', {
-    ranges: [[{ subnet: 'fd00:13::/64' }], [{ subnet: '10.13.0.0/24', rangeStart: '10.13.0.20', rangeEnd: '10.13.0.21' }]],
-  });
+  const ranges = [[{ subnet: 'fd00:13::/64' }], [{ subnet: '10.13.0.0/24', rangeStart: '10.13.0.20', rangeEnd: '10.13.0.21' }]];
+  const conf = hostLocal(dataDir, '1.1.0', { ranges, failStatusWhenFull: true });
   const status = () => execPlugin('host-local', { command: 'STATUS' }, conf);
   t.equal((await status()).code, 0, 'fresh network: available');
   for (const id of ['a', 'b']) {
     const r = await execPlugin('host-local', { command: 'ADD', containerId: id, netns: '/run/netns/cnits-none', ifname: 'eth0' }, conf);
     t.equal(r.code, 0, r.stdout);
   }
+  const byDefault = await execPlugin('host-local', { command: 'STATUS' }, hostLocal(dataDir, '1.1.0', { ranges }));
+  t.equal(byDefault.code, 0, `without the key a full range is not a STATUS failure: ${byDefault.stdout}`);
   const full = await status();
   t.equal(full.code, 1);
   t.same(full.json, { code: 50, msg: 'no IP addresses available in range set 1: 10.13.0.20-10.13.0.21' });

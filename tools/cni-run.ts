@@ -40,12 +40,12 @@ function attachOptions(cmd: Command): Command {
   return commonOptions(cmd)
     .option('--ifname <name>', 'interface name in the container', process.env['CNI_IFNAME'] || 'eth0')
     .option('--container-id <id>', 'container id (default: derived from the netns path as cnitool does)')
-    .option('--cap-args <json>', 'capability arguments as a JSON object, e.g. {"portMappings":[…]}')
+    .option('--cap-args <json>', 'capability arguments as a JSON object, e.g. {"portMappings":[…]}; over the keys of $CAP_ARGS')
     .option('--port <spec>', 'hostPort mapping HOST:CONTAINER[/tcp|udp|sctp][@hostIP] (repeatable) → portMappings', collect)
     .option('--bandwidth <spec>', 'in=RATE,out=RATE[,inburst=BITS,outburst=BITS], rates in bits/s as Kubernetes quantities (10M, 1Gi) → bandwidth')
     .option('--ips <cidrs>', 'requested addresses CIDR[,CIDR] → ips')
     .option('--mac <mac>', 'requested MAC address → mac')
-    .option('--args <pairs>', 'CNI_ARGS as K=V;K=V');
+    .option('--args <pairs>', 'CNI_ARGS as K=V;K=V (default: $CNI_ARGS)');
 }
 
 /** --cni-path is the old name of --plugin-dir; an explicit one of either wins over the defaults. */

@@ -78,7 +78,9 @@ function typeCases(t: Target): Case[] {
       for (const [kind, value] of wrongValues(f.kind)) {
         for (const verb of VERBS) {
           // skel reads cniVersion itself: a wrong type there is its decoding failure, code 6.
-          const expect = at === 'cniVersion' ? code(6) : shared || verb !== 'DEL' || t.delReadsConfig ? code(7) : ok;
+          // DEL goes on without a prevResult it cannot read (docs/divergences.md, P7).
+          const expect =
+            at === 'cniVersion' ? code(6) : at === 'prevResult' && verb === 'DEL' ? ok : shared || verb !== 'DEL' || t.delReadsConfig ? code(7) : ok;
           out.push(mk({ t, verb, cls: 'wrong JSON type', detail: `${at}=${kind}` }, expect, { stdin: withField(t, verb, f.path, value) }));
         }
       }
@@ -217,7 +219,12 @@ function prevResultCases(t: Target): Case[] {
   ];
   for (const verb of VERBS) {
     for (const [name, prev, expect] of bad) {
-      out.push(mk({ t, verb, cls: 'malformed prevResult', detail: name }, expect, { stdin: (c) => JSON.stringify({ ...t.base(c), prevResult: prev }) }));
+      // A DEL never fails on prevResult: teardown of the whole chain depends on it.
+      out.push(
+        mk({ t, verb, cls: 'malformed prevResult', detail: name }, verb === 'DEL' ? ok : expect, {
+          stdin: (c) => JSON.stringify({ ...t.base(c), prevResult: prev }),
+        }),
+      );
     }
   }
   return t.prepare ? [...out, ...chainedPrevCases(t)] : out;
@@ -225,7 +232,8 @@ function prevResultCases(t: Target): Case[] {
 
 /**
  * A chained plugin's prevResult is its main input: each field of the result schema with every
- * wrong JSON type; none at all (ADD and CHECK need one, DEL must succeed without); and the
+ * wrong JSON type (ADD and CHECK refuse it, DEL goes on without); none at all (ADD and CHECK
+ * need one, DEL must succeed without); and the
  * target's own well-formed but wrong ones.
  */
 function chainedPrevCases(t: Target): Case[] {
@@ -238,7 +246,11 @@ function chainedPrevCases(t: Target): Case[] {
     seen.add(at);
     for (const [kind, value] of wrongValues(f.kind)) {
       for (const verb of VERBS)
-        out.push(mk({ t, verb, cls: 'prevResult wrong JSON type', detail: `${at}=${kind}` }, code(7), { stdin: withField(t, verb, path, value) }));
+        out.push(
+          mk({ t, verb, cls: 'prevResult wrong JSON type', detail: `${at}=${kind}` }, verb === 'DEL' ? ok : code(7), {
+            stdin: withField(t, verb, path, value),
+          }),
+        );
     }
   }
   const without = (verb: Verb) => (c: RunCtx) => {

@@ -57,12 +57,13 @@ let d = ''; c.on('data', (b) => (d += b)); c.on('end', () => process.stdout.writ
 c.on('timeout', () => process.exit(2)); c.on('error', (e) => { process.stderr.write(e.message); process.exit(1); });
 `;
 
+// One datagram, never sent again: the kernel queues it while it resolves neighbours, so a lost
+// one is a real failure (docs/architecture.md#a-pod-is-reachable-when-add-returns).
 const UDP_CLIENT = `
 const host = process.argv[1]; const u = require('dgram').createSocket(host.includes(':') ? 'udp6' : 'udp4');
 u.on('message', (m) => { process.stdout.write(String(m)); process.exit(0); });
-const go = () => { const t = setInterval(() => u.send('?', Number(process.argv[2]), host), 300); };
+const go = () => { u.send('?', Number(process.argv[2]), host); setTimeout(() => process.exit(2), 1500); };
 if (process.argv[3]) u.bind(Number(process.argv[3]), go); else go();
-setTimeout(() => process.exit(2), 1500);
 `;
 
 const CLEAN_PATH = 'PATH=/usr/sbin:/usr/bin:/sbin:/bin';

@@ -36,7 +36,11 @@ script(bin1, 'silent', `exit 3`);
 script(bin1, 'stderr-only', `echo boom >&2; exit 1`);
 script(bin1, 'garbage', `echo 'not json'; exit 1`);
 script(bin1, 'bad-result', `echo 'hello'`);
-script(bin1, 'wrong-family', `printf '{"cniVersion":"0.2.0","ip4":{"ip":"10.0.0.2/24"}}'`);
+script(bin1, 'old-family', `printf '{"cniVersion":"0.2.0","ip4":{"ip":"10.0.0.2/24","gateway":"10.0.0.1"},"dns":{}}'`);
+script(bin1, 'ipam-040', `printf '{"cniVersion":"0.4.0","ips":[{"version":"4","address":"10.0.0.3/24","gateway":"10.0.0.1"}],"dns":{}}'`);
+script(bin1, 'ipam-110', `printf '{"cniVersion":"1.1.0","ips":[{"address":"fd00::3/64"}],"routes":[{"dst":"::/0","table":7}]}'`);
+script(bin1, 'unknown-version', `printf '{"cniVersion":"7.0.0","ips":[]}'`);
+script(bin1, 'version-a-number', `printf '{"cniVersion":4,"ips":[{"version":"4","address":"10.0.0.4/24"}]}'`);
 script(bin1, 'not-executable', `exit 0`, 0o644);
 mkdirSync(join(bin1, 'recorder')); // a directory of that name comes first on the path and is skipped
 
@@ -131,9 +135,43 @@ t.test("libcni's messages for delegates that fail without an error object", asyn
 t.test('delegateAdd output problems', async (t) => {
   const req = request();
   await t.rejects(delegateAdd('bad-result', req.stdin, req, quiet), { code: 6, msg: 'failed to unmarshal result of plugin "bad-result"' });
-  await t.rejects(delegateAdd('wrong-family', req.stdin, req, quiet), {
+  await t.rejects(delegateAdd('unknown-version', req.stdin, req, quiet), {
     code: 1,
-    msg: 'invalid result from plugin "wrong-family": result type supports [0.3.0 0.3.1 0.4.0] but unmarshalled CNIVersion is "0.2.0"',
+    msg: 'invalid result from plugin "unknown-version": unsupported CNI result version "7.0.0"',
   });
   await t.rejects(delegateAdd('missing', req.stdin, req, quiet), { code: 999, msg: /failed to find plugin "missing"/ });
+});
+
+// libcni's ExecPluginWithResult reads a delegate's output in the result's own version and the
+// calling Go plugin converts it (current.NewResultFromResult): a third-party IPAM that prints an
+// older (or newer) result than the config works with the reference plugins.
+t.test("a delegate's result of another version family is read in its own version and converted, as libcni does", async (t) => {
+  const at = (cniVersion: string) => request({ cniVersion: cniVersion as CniRequest['cniVersion'] });
+  const r100 = at('1.0.0');
+  t.same(
+    await delegateAdd('ipam-040', r100.stdin, r100, quiet),
+    { cniVersion: '0.4.0', ips: [{ address: '10.0.0.3/24', gateway: '10.0.0.1' }] },
+    '0.4.0 under 1.0.0',
+  );
+  t.same(
+    await delegateAdd('old-family', r100.stdin, r100, quiet),
+    { cniVersion: '0.2.0', ips: [{ address: '10.0.0.2/24', gateway: '10.0.0.1' }] },
+    '0.2.0 under 1.0.0',
+  );
+  const r040 = at('0.4.0');
+  t.same(
+    await delegateAdd('old-family', r040.stdin, r040, quiet),
+    { cniVersion: '0.2.0', ips: [{ address: '10.0.0.2/24', gateway: '10.0.0.1' }] },
+    '0.2.0 under 0.4.0',
+  );
+  t.same(
+    await delegateAdd('ipam-110', r040.stdin, r040, quiet),
+    { cniVersion: '1.1.0', ips: [{ address: 'fd00::3/64' }], routes: [{ dst: '::/0', table: 7 }] },
+    "1.1.0 under 0.4.0: read whole; rendering in 0.4.0 is the caller's",
+  );
+  t.same(
+    await delegateAdd('version-a-number', r100.stdin, r100, quiet),
+    { cniVersion: '1.0.0', ips: [{ address: '10.0.0.4/24' }] },
+    'a cniVersion that is not a string is replaced by the config version (fixupResultVersion)',
+  );
 });

@@ -6,7 +6,7 @@ import { CniError, ErrorCode } from './errors.ts';
 import { execPlugin, type DelegateOptions } from './exec-plugin.ts';
 import { goQuote } from './go-json.ts';
 import { excessNesting } from './json-depth.ts';
-import { parseResult } from './result-parse.ts';
+import { parseDelegateResult } from './result-parse.ts';
 import { findFileIn } from './run-program.ts';
 import type { CniRequest, Verb } from './request.ts';
 import type { Result } from './result.ts';
@@ -40,7 +40,7 @@ function execDelegate(verb: Verb, { type, stdin, req }: DelegateCall, opts: Dele
   return execPlugin(file, stdin, env, opts);
 }
 
-/** ADD on the delegate; its output is read in the config's version and upgraded. */
+/** ADD on the delegate; its output is read in its own version (else the config's) and upgraded. */
 export async function delegateAdd(type: string, stdin: Buffer, req: CniRequest, opts: DelegateOptions = {}): Promise<Result> {
   const out = await execDelegate('ADD', { type, stdin, req }, opts);
   const text = out.toString();
@@ -53,7 +53,7 @@ export async function delegateAdd(type: string, stdin: Buffer, req: CniRequest, 
     throw new CniError(ErrorCode.DecodingFailure, `failed to unmarshal result of plugin ${goQuote(type)}`, (err as Error).message, { cause: err });
   }
   try {
-    return parseResult(raw, req.cniVersion);
+    return parseDelegateResult(raw, req.cniVersion);
   } catch (err) {
     const e = err as CniError;
     throw new CniError(e.code, `invalid result from plugin ${goQuote(type)}: ${e.msg}`, e.details, { cause: err });

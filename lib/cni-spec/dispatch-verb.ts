@@ -4,7 +4,7 @@
 import { commonConfSchema } from './common-conf.ts';
 import { decodeConfig, parseWithSchema } from './config.ts';
 import { asCniError, CniError, ErrorCode } from './errors.ts';
-import { foldKeys } from './fold.ts';
+import { foldKeys, foldName } from './fold.ts';
 import { splitCniPath, validateContainerId, validateIfName, validateNetworkName, netnsOverride } from './env.ts';
 import { assertForeignNetns } from './netns-self.ts';
 import { parseResult } from './result-parse.ts';
@@ -52,6 +52,36 @@ function parsePrevResult(raw: unknown, version: string): Result | undefined {
   }
 }
 
+// DEL is teardown: the chain's runs in reverse order and stops at the first failure, so a DEL
+// must not fail on what it does not need. Every DEL of ours works without prevResult (it only
+// narrows portmap's families and names bridge's masqueraded addresses when the netns is gone),
+// so a prevResult that cannot be read, of any JSON type, is dropped with a note on stderr.
+const PREV_RESULT = foldName('prevResult');
+
+function withoutPrevResult(config: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(config).filter(([k]) => foldName(k) !== PREV_RESULT));
+}
+
+function prevResultForDel(config: Record<string, unknown>, raw: unknown, version: string): { prevResult?: Result; note?: string } {
+  const dropped = (err: unknown) => {
+    const e = asCniError(err);
+    return { note: `DEL goes on without prevResult, which cannot be read: ${e.msg}${e.details ? ` (${e.details})` : ''}` };
+  };
+  try {
+    parseWithSchema(commonConfSchema(), config);
+  } catch (err) {
+    // Another shared field that is wrong is still an error, as for every verb.
+    parseWithSchema(commonConfSchema(), withoutPrevResult(config));
+    return dropped(err);
+  }
+  try {
+    const prevResult = parsePrevResult(raw, version);
+    return prevResult ? { prevResult } : {};
+  } catch (err) {
+    return dropped(err);
+  }
+}
+
 function handlerFor(spec: PluginSpec, command: Verb): ((req: CniRequest) => Promise<unknown>) | undefined {
   return { ADD: spec.add, DEL: spec.del, CHECK: spec.check, GC: spec.gc, STATUS: spec.status }[command];
 }
@@ -62,7 +92,8 @@ export async function runVerb(spec: PluginSpec, io: PluginIO, verb: Verb): Promi
   const stdin = await readStdin(io);
   const parsed = timed('config', () => parseRequest(spec, verb, env, stdin));
   if (parsed === undefined) return '';
-  const { handler, req } = parsed;
+  const { handler, req, note } = parsed;
+  if (note !== undefined) io.stderr(`${note}\n`);
   // The reference checks this after ADD/DEL ran; refusing first leaves the host untouched.
   // CHECK too (the reference does not): it would otherwise judge the host as the container.
   if (verb !== 'GC' && verb !== 'STATUS' && !netnsOverride(env['CNI_NETNS_OVERRIDE'])) await assertForeignNetns(req.netns);
@@ -80,7 +111,7 @@ function parseRequest(
   verb: Verb,
   env: Record<string, string | undefined>,
   stdin: Buffer,
-): { handler: (req: CniRequest) => Promise<unknown>; req: CniRequest } | undefined {
+): { handler: (req: CniRequest) => Promise<unknown>; req: CniRequest; note?: string } | undefined {
   const config = decodeConfig(stdin);
   const fields = foldKeys(config, ['name', 'cniVersion', 'prevResult']);
   const name = readName(fields.name);
@@ -91,12 +122,13 @@ function parseRequest(
   const version = readVersion(fields.cniVersion);
   checkVersion(verb, version, spec);
   // After skel's own checks (their codes and messages come first), before any handler.
-  parseWithSchema(commonConfSchema(), config);
+  const forDel = verb === 'DEL' ? prevResultForDel(config, fields.prevResult, version) : undefined;
+  if (!forDel) parseWithSchema(commonConfSchema(), config);
   const handler = handlerFor(spec, verb);
   // No handler for CHECK/GC/STATUS: the version gates passed, so it is a successful no-op.
   if (handler === undefined) return undefined;
 
-  const prevResult = parsePrevResult(fields.prevResult, version);
+  const prevResult = forDel ? forDel.prevResult : parsePrevResult(fields.prevResult, version);
   const req: CniRequest = {
     command: verb,
     containerId: env['CNI_CONTAINERID'] ?? '',
@@ -111,5 +143,5 @@ function parseRequest(
     name,
     ...(prevResult && { prevResult }),
   };
-  return { handler, req };
+  return { handler, req, ...(forDel?.note !== undefined && { note: forDel.note }) };
 }

@@ -327,6 +327,39 @@ t.test('prevResult is parsed in the config version and upgraded', async (t) => {
   );
 });
 
+t.test('DEL goes on without a prevResult it cannot read; ADD and CHECK still refuse it', async (t) => {
+  const del = { CNI_COMMAND: 'DEL' };
+  for (const [what, prevResult] of [
+    ['ips not a list', { ips: 'garbage' }],
+    ['a bad address', { cniVersion: '1.0.0', ips: [{ address: '10.0.0.300/24' }] }],
+    ['another version family', { cniVersion: '0.2.0', ip4: { ip: '10.0.0.3/24' } }],
+    ['an unknown version', { cniVersion: '7.0.0' }],
+    ['a string', 'garbage'],
+    ['a list', [1]],
+  ] as const) {
+    const r = await run({ env: del, stdin: { ...CONF, PrevResult: prevResult } });
+    t.equal(r.code, 0, `DEL with ${what}: success`);
+    t.equal(r.stdout, '', 'nothing on stdout');
+    t.equal(r.calls.length, 1, 'the handler ran');
+    t.notOk(r.calls[0] && 'prevResult' in r.calls[0].req, 'without prevResult');
+    t.match(r.stderr, /^DEL goes on without prevResult, which cannot be read: /, 'and says why on stderr');
+  }
+  const good = await run({ env: del, stdin: { ...CONF, prevResult: { cniVersion: '1.0.0', ips: [{ address: '10.0.0.3/24' }] } } });
+  t.same(good.calls[0]?.req.prevResult, { cniVersion: '1.0.0', ips: [{ address: '10.0.0.3/24' }] }, 'a good one is passed on');
+  t.equal(good.stderr, '');
+  expectError(
+    t,
+    await run({ env: del, stdin: { ...CONF, ipam: 5, prevResult: 'garbage' } }),
+    7,
+    'invalid network config',
+    'ipam: expected object, received number',
+  );
+  for (const verb of ['ADD', 'CHECK']) {
+    const r = await run({ env: { CNI_COMMAND: verb }, stdin: { ...CONF, prevResult: { ips: 'garbage' } } });
+    expectError(t, r, 7, 'could not parse prevResult: could not parse result');
+  }
+});
+
 t.test('netns self-check before the handler runs', async (t) => {
   const self = '/proc/self/ns/net';
   const add = await run({ env: { CNI_NETNS: self } });

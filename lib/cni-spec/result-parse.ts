@@ -1,6 +1,6 @@
 // Reading a result of any version (a prevResult, a delegate's output) into the internal
-// 1.1.0 shape, the way the reference does it (version.ParsePrevResult, invoke's
-// fixupResultVersion, then NewResultFromResult):
+// 1.1.0 shape, the way the reference does it (version.ParsePrevResult; invoke's
+// fixupResultVersion and create.Create, then NewResultFromResult):
 // https://github.com/containernetworking/cni/blob/v1.3.0/pkg/version/version.go, https://github.com/containernetworking/cni/blob/v1.3.0/pkg/invoke/exec.go, https://github.com/containernetworking/cni/blob/spec-v1.1.0/SPEC.md#section-5-result-types.
 import { CniError, ErrorCode } from './errors.ts';
 import { goQuote } from './go-json.ts';
@@ -56,7 +56,9 @@ function from020(r: Raw020): Result {
 /**
  * Validates a result of any version and returns it in the internal shape. A missing or
  * empty `cniVersion` is the config's; the JSON is read with the struct of the *config's*
- * version family, so a result from another family is refused like the reference does.
+ * version family, so a result from another family is refused, as the reference's
+ * version.ParsePrevResult refuses such a prevResult (a delegate's output is read in its own
+ * version instead: parseDelegateResult).
  * The returned `cniVersion` is the result's own. Errors: code 6 for a malformed result,
  * code 1 for a version that does not fit.
  */
@@ -92,4 +94,18 @@ export function parseResult(raw: unknown, configVersion: string): Result {
     case '100':
       return from100(parsed.value);
   }
+}
+
+/**
+ * A delegated plugin's output as libcni's ExecPluginWithResult reads it
+ * (https://github.com/containernetworking/cni/blob/v1.3.0/pkg/invoke/exec.go): in the result's
+ * *own* version (a missing, empty or non-string `cniVersion` is the config's), so an IPAM plugin
+ * printing 0.4.0 under a 1.0.0 config is read as 0.4.0 and converted, as the Go plugins do with
+ * current.NewResultFromResult. Errors as parseResult's.
+ */
+export function parseDelegateResult(raw: unknown, configVersion: string): Result {
+  const own = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>)['cniVersion'] : undefined;
+  if (typeof own === 'string' && own !== '') return parseResult(raw, own);
+  const version = configVersion === '' ? DEFAULT_VERSION : configVersion;
+  return parseResult(typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? { ...raw, cniVersion: version } : raw, version);
 }

@@ -79,6 +79,8 @@ t.test('omitempty and zero values', async (t) => {
   t.same((convertResult(r, '0.3.1') as { dns: unknown }).dns, {});
 });
 
+// parseResult reads a prevResult in the config's version, as version.ParsePrevResult does; a
+// delegate's output is read in its own version (delegate.test.ts).
 t.test('parseResult: versions', async (t) => {
   const body = { ips: [{ address: '10.0.0.2/24' }] };
   t.equal(parseResult(body, '1.0.0').cniVersion, '1.0.0', 'missing cniVersion is the config version');

@@ -32,9 +32,9 @@ t.test('GC selection: attachments not listed go; old-format files stay while the
   t.same(planGc(all, []).length, all.length, 'an empty list releases everything');
 });
 
-function network(t: Test, ranges: unknown) {
+function network(t: Test, ranges: unknown, opts: Record<string, unknown> = {}) {
   const dataDir = tempDir(t);
-  const config = { cniVersion: '1.1.0', name: 'net1', ipam: { type: 'host-local', dataDir, ranges } };
+  const config = { cniVersion: '1.1.0', name: 'net1', ipam: { type: 'host-local', dataDir, ranges, ...opts } };
   const dir = join(dataDir, 'net1');
   return {
     dir,
@@ -92,8 +92,23 @@ t.test('capacity: every address of the ranges but the gateway', async (t) => {
   t.same(exhaustedSets([s], [ip('10.0.0.1'), ip('10.0.0.3')]), [], 'the gateway and an address outside the range do not count');
 });
 
-t.test('STATUS: code 50 naming the set once a set is full', async (t) => {
-  const n = network(t, [[{ subnet: 'fd00::/64' }], [{ subnet: '10.0.0.0/24', rangeStart: '10.0.0.10', rangeEnd: '10.0.0.11' }]]);
+t.test('STATUS: a full range set is not a failure by default (the node must stay Ready)', async (t) => {
+  const n = network(t, [[{ subnet: '10.0.0.0/24', rangeStart: '10.0.0.10', rangeEnd: '10.0.0.11' }]]);
+  await n.add('a');
+  await n.add('b');
+  await t.rejects(n.add('c'), { message: /no IP addresses available in range set: 10.0.0.10-10.0.0.11/ }, 'the range is full');
+  await t.resolves(n.status(), 'STATUS still succeeds');
+  const off = network(t, [[{ subnet: '10.0.0.0/30' }]], { failStatusWhenFull: false });
+  await off.add('a');
+  await t.rejects(off.add('b'), { message: /no IP addresses available/ }, 'one address, taken');
+  await t.resolves(off.status(), 'failStatusWhenFull: false is the default');
+  const bad = network(t, [[{ subnet: '10.0.0.0/30' }]], { failStatusWhenFull: 'yes' });
+  await t.rejects(bad.status(), { code: 7 }, 'a config error is still one');
+});
+
+t.test('STATUS with ipam.failStatusWhenFull: code 50 naming the set once a set is full', async (t) => {
+  const optIn = { failStatusWhenFull: true };
+  const n = network(t, [[{ subnet: 'fd00::/64' }], [{ subnet: '10.0.0.0/24', rangeStart: '10.0.0.10', rangeEnd: '10.0.0.11' }]], optIn);
   await t.resolves(n.status(), 'never used: available');
   await n.add('a');
   await t.resolves(n.status(), 'one address left');
@@ -101,7 +116,7 @@ t.test('STATUS: code 50 naming the set once a set is full', async (t) => {
   await t.rejects(n.status(), { code: 50, msg: 'no IP addresses available in range set 1: 10.0.0.10-10.0.0.11' });
   await t.rejects(n.add('c'), { message: /no IP addresses available in range set: 10.0.0.10-10.0.0.11/ }, 'and ADD indeed fails');
 
-  const both = network(t, [[{ subnet: '10.0.0.0/30' }], [{ subnet: 'fd00::/126', gateway: 'fd00::3' }]]);
+  const both = network(t, [[{ subnet: '10.0.0.0/30' }], [{ subnet: 'fd00::/126', gateway: 'fd00::3' }]], { FailStatusWhenFull: true });
   mkdirSync(both.dir, { recursive: true });
   for (const f of ['10.0.0.2', 'fd00::1', 'fd00::2']) writeFileSync(join(both.dir, f), 'x\r\neth0');
   await t.rejects(both.status(), {

@@ -20,6 +20,8 @@ export interface HostLocalConf {
   readonly routes: readonly Route[];
   readonly rangeSets: readonly RangeSet[];
   readonly requested: readonly Addr[];
+  /** `ipam.failStatusWhenFull`: STATUS reports a full range set as code 50 */
+  readonly failStatusWhenFull: boolean;
 }
 
 interface RawSet {
@@ -90,5 +92,6 @@ export function loadHostLocalConf(req: CniRequest): HostLocalConf {
     routes: (ipam.routes ?? []).map(cleanRoute),
     rangeSets,
     requested,
+    failStatusWhenFull: ipam.failStatusWhenFull === true,
   });
 }

@@ -21,6 +21,8 @@ function build() {
         routes: z.optional(z.array(routeSchema())),
         dataDir: z.optional(z.string()),
         resolvConf: z.optional(z.string()),
+        // Ours, off by default: STATUS fails (code 50) when a range set is full. See cmdStatus.
+        failStatusWhenFull: z.optional(z.boolean()),
       }),
     ),
     runtimeConfig: z.optional(z.object({ ipRanges: rangeSets, ips: requested })),

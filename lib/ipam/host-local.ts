@@ -92,9 +92,15 @@ export async function cmdGc(req: CniRequest): Promise<void> {
   if (errors.length > 0) throw joined(errors);
 }
 
-/** Code 50 when some range set has no free address left, so the next ADD would fail. */
+/**
+ * With `ipam.failStatusWhenFull`: code 50 when some range set has no free address left, so the
+ * next ADD would fail. Off by default: containerd turns a failed STATUS into NetworkReady=false,
+ * the node goes NotReady and its running pods are evicted, for a condition that only concerns
+ * new pods (the reference has no STATUS and never fails it).
+ */
 export async function cmdStatus(req: CniRequest): Promise<void> {
   const conf = loadHostLocalConf(req);
+  if (!conf.failStatusWhenFull) return;
   const store = Store.openIfExists(conf.dir);
   if (store === undefined) return;
   let used: Addr[];

@@ -30,15 +30,23 @@ export class SettleError extends Error {
   override readonly name = 'SettleError';
 }
 
+export interface SettleOptions {
+  readonly timeoutMs?: number;
+  /** Only these addresses count (default: every IPv6 address of the link). */
+  readonly only?: (s: AddrState) => boolean;
+}
+
 /**
  * Polls until no IPv6 address of the link is tentative (the reference's ip.SettleAddresses).
  * A failed DAD is an error at once. When time runs out on a link that is not up, DAD cannot
- * finish at all, and that is not an error (reference v1.9.0); on an up link it is.
+ * finish at all, and that is not an error (reference v1.9.0); on an up link it is. Nothing
+ * tentative costs one address dump and no wait.
  */
-export async function settleIpv6Addresses(ns: Netns, index: number, ifname: string, timeoutMs = 5000): Promise<void> {
+export async function settleIpv6Addresses(ns: Netns, index: number, ifname: string, o: SettleOptions = {}): Promise<void> {
+  const { timeoutMs = 5000, only = () => true } = o;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const states = await listIpv6AddrStates(ns, index);
+    const states = (await listIpv6AddrStates(ns, index)).filter(only);
     const failed = states.find((s) => s.dadFailed);
     if (failed) throw new SettleError(`link ${ifname} has address ${failed.address} in DADFAILED state`);
     if (!states.some((s) => s.tentative)) return;

@@ -56,12 +56,21 @@ function mustParse(cidr: string): CidrBytes {
   return parsed;
 }
 
+export interface AddAddressOptions {
+  /**
+   * IPv6 only: IFA_F_NODAD, the address is usable at once. Without it the kernel keeps it
+   * tentative (neither answered for nor used as a source) for 1-2 s of duplicate detection.
+   */
+  readonly nodad?: boolean;
+}
+
 /** Adds "10.1.2.3/24" to a link; an IPv4 address gets its broadcast, as the reference sets it. */
-export async function addAddress(ns: Netns, index: number, cidr: string): Promise<void> {
+export async function addAddress(ns: Netns, index: number, cidr: string, o: AddAddressOptions = {}): Promise<void> {
   const { family, bytes, prefixLen } = mustParse(cidr);
   const attrs =
     family === 4 && prefixLen < 31 ? { local: bytes, address: bytes, broadcast: ipv4Broadcast(bytes, prefixLen) } : { local: bytes, address: bytes };
-  await nl('RTM_NEWADDR', () => ns.rtnl.newAddress({ family: family === 4 ? AF_INET : AF_INET6, prefixlen: prefixLen, index }, attrs, { flags: CREATE_EXCL }));
+  const data = { family: family === 4 ? AF_INET : AF_INET6, prefixlen: prefixLen, index, ...(family === 6 && o.nodad && { flags: { nodad: true as const } }) };
+  await nl('RTM_NEWADDR', () => ns.rtnl.newAddress(data, attrs, { flags: CREATE_EXCL }));
 }
 
 /** Removing an address (or link) that is already gone succeeds: DEL must be idempotent. */

@@ -36,13 +36,15 @@ t.test('addresses of this interface, gateway defaults per family, route fields k
     'first gateway of the family; none for IPv6 here',
   );
   t.equal(plan.enableIpv6, true);
-  t.equal(plan.settleIpv6, false, 'no IPv6 gateway: nothing routes through a tentative address');
+  t.equal(plan.settleIpv6, true, 'an IPv6 address without a gateway is waited for too: the result names it');
 });
 
-t.test('an IPv6 gateway asks for DAD to settle', async (t) => {
+t.test('an IPv6 address asks for DAD to settle, IPv4 alone does not', async (t) => {
   const plan = planIfaceConfig({ ...base, ips: [{ address: 'fd00::5/64', gateway: 'fd00::1', interface: 2 }] }, 'eth0');
   t.equal(plan.settleIpv6, true);
-  t.equal(planIfaceConfig({ ...base, ips: [{ address: '10.0.0.5/24', interface: 2 }] }, 'eth0').enableIpv6, false);
+  const v4 = planIfaceConfig({ ...base, ips: [{ address: '10.0.0.5/24', interface: 2 }] }, 'eth0');
+  t.equal(v4.enableIpv6, false);
+  t.equal(v4.settleIpv6, false);
 });
 
 t.test('refusals', async (t) => {

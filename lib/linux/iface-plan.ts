@@ -14,7 +14,10 @@ export interface IfacePlan {
   addresses: { cidr: string; family: IpFamily }[];
   /** an IPv6 address is configured: IPv6 must be on for lo and the interface */
   enableIpv6: boolean;
-  /** an IPv6 gateway is used: wait for DAD before adding routes through it */
+  /**
+   * an IPv6 address is configured: wait out DAD (when it runs at all) so that every address
+   * of the result is usable when ADD returns. The reference waits only with an IPv6 gateway.
+   */
   settleIpv6: boolean;
   routes: PlannedRoute[];
 }
@@ -47,7 +50,7 @@ export function planIfaceConfig(result: Result, ifname: string): IfacePlan {
     const gwFamily = gw === undefined ? undefined : ipBytes(gw)?.family;
     if (gw !== undefined && gwFamily && gateways[gwFamily] === undefined) gateways[gwFamily] = gw;
   }
-  plan.settleIpv6 = gateways[6] !== undefined;
+  plan.settleIpv6 = plan.enableIpv6;
   for (const r of result.routes ?? []) {
     const family = cidrBytes(r.dst)?.family;
     if (!family) throw new IfaceConfigError(`invalid route destination ${JSON.stringify(r.dst)}`);

@@ -5,7 +5,7 @@ export { openContainerNetns, openContainerNetnsIfExists } from './container-netn
 export { readSysctl, writeSysctl } from './sysctl.ts';
 export { normalizeSysctlKey, sysctlPath } from './sysctl-key.ts';
 export { deleteLink, getLinkByIndex, getLinkByName, listLinks, setLinkDown, setLinkMtu, setLinkUp, type LinkInfo, type OperState } from './link.ts';
-export { addAddress, delAddress, listAddresses, type AddrInfo } from './addr.ts';
+export { addAddress, delAddress, listAddresses, type AddAddressOptions, type AddrInfo } from './addr.ts';
 // File locks (host-local's store, nft serialization).
 export { flock, LOCK_EX, LOCK_NB, LOCK_SH, LOCK_UN } from './addon.ts';
 // Bridges, veth pairs, bridge-port VLANs and options (our own netlink codec: nl-codec.ts).
@@ -17,7 +17,7 @@ export { bridgePortFlags, bridgeVlanFiltering, getLinkDetail, type LinkDetail } 
 export { waitOperUp, OperStateError, OPER_UP_BACKOFF_MS } from './wait-oper.ts';
 // Routes, address settling, and configuring a container interface from a result.
 export { addRoute, listRoutes, type RouteInfo, type RouteSpec } from './route.ts';
-export { listIpv6AddrStates, settleIpv6Addresses, SettleError, type AddrState } from './addr-settle.ts';
+export { listIpv6AddrStates, settleIpv6Addresses, SettleError, type AddrState, type SettleOptions } from './addr-settle.ts';
 export { configureIface, ConfigureIfaceError } from './configure-iface.ts';
 export { planIfaceConfig, IfaceConfigError, type IfacePlan, type PlannedRoute } from './iface-plan.ts';
 // Pure helpers on addresses.

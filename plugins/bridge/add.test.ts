@@ -77,3 +77,17 @@ t.test('a successful ADD undoes nothing', async (t) => {
     'close host',
   ]);
 });
+
+t.test('isGateway: the gateway link is settled after the port is up, last before the result', async (t) => {
+  const { deps, calls } = fakeDeps();
+  await cmdAdd(conf({ isGateway: true }), deps);
+  t.same(calls.slice(calls.indexOf('setupGateways cni0 10.1.0.1/24')), [
+    'setupGateways cni0 10.1.0.1/24',
+    'waitOperUp host 7',
+    'settleGateways cni0 10.1.0.1/24',
+    'getLinkByIndex host 3',
+    'getLinkByIndex host 7',
+    'close pod',
+    'close host',
+  ]);
+});

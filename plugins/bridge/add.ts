@@ -4,7 +4,7 @@ import { UndoStack, type CniRequest, type Interface, type Result } from '../../l
 import type { LinkInfo, MasqBackend, Netns, VethPair } from '../../lib/linux/index.ts';
 import { loadConf, type BridgeConf } from './conf.ts';
 import { realDeps, type BridgeDeps } from './deps.ts';
-import { planGateways } from './gateway-plan.ts';
+import { planGateways, type GatewayAddr } from './gateway-plan.ts';
 import { assembleResult } from './result.ts';
 
 interface Add {
@@ -23,6 +23,8 @@ interface L3 {
   routes: Result['routes'];
   dns: Result['dns'];
   vlanGateway?: Interface;
+  /** the link that carries the gateways, and them: settled once the port is up */
+  gatewaysOn?: { link: LinkInfo; gateways: GatewayAddr[] };
 }
 
 export async function cmdAdd(req: CniRequest, d: BridgeDeps = realDeps): Promise<Result> {
@@ -37,6 +39,7 @@ export async function cmdAdd(req: CniRequest, d: BridgeDeps = realDeps): Promise
     if (conf.macspoofchk) await setupSpoofCheck(a, pair);
     const l3 = conf.ipamType ? await setupL3(a, conf.ipamType, bridge, pair) : await setupL2(a, pair);
     if (!conf.disableContainerInterface) await d.kernel.waitOperUp(host, pair.host.index);
+    if (l3?.gatewaysOn) await d.kernel.settleGateways(host, l3.gatewaysOn.link, l3.gatewaysOn.gateways);
     return await buildResult(a, bridge, pair, l3);
   } catch (err) {
     await a.undo.unwind();
@@ -87,6 +90,7 @@ async function setupL3(a: Add, ipamType: string, bridge: LinkInfo, pair: VethPai
     const target = conf.vlan !== 0 ? await d.kernel.ensureVlanGateway(host, bridge, conf.vlan, conf.preserveDefaultVlan) : bridge;
     if (target !== bridge) l3.vlanGateway = { name: target.name, mac: target.mac };
     await d.kernel.setupGateways(host, target, { before: target.mac, gateways: plan.gateways, forceAddress: conf.forceAddress });
+    l3.gatewaysOn = { link: target, gateways: plan.gateways };
   }
   if (a.masq) {
     const t = { network: conf.network, containerId: req.containerId, ifname: req.ifname, ips: plan.ips.map((ip) => ip.address) };

@@ -27,10 +27,18 @@ async function ensure(host: Netns, conf: BridgeConf): Promise<LinkInfo> {
     }
   }
   // We own the bridge's routes: no router advertisements (errors ignored: IPv6 may be off).
-  try {
-    writeSysctl(host, `net/ipv6/conf/${name}/accept_ra`, '0');
-  } catch {
-    // as the reference
+  // And its addresses: no DAD, so the link-local address the kernel makes when the first port
+  // joins is usable at once (without one the bridge cannot solicit a pod's address for
+  // forwarded traffic; docs/architecture.md). The reference leaves DAD on.
+  for (const [key, value] of [
+    ['accept_ra', '0'],
+    ['accept_dad', '0'],
+  ] as const) {
+    try {
+      writeSysctl(host, `net/ipv6/conf/${name}/${key}`, value);
+    } catch {
+      // as the reference
+    }
   }
   if (!br.up) await setLinkUp(host, br.index);
   return br;

@@ -23,6 +23,7 @@ import { ensureBridge } from './bridge-setup.ts';
 import { validateIps, validateRoutes } from './check-addrs.ts';
 import { findHostVeth, validateBridge, validateContainerIface } from './check-links.ts';
 import { configureContainer } from './container-setup.ts';
+import { settleGateways } from './gateway-ready.ts';
 import { setupGateways } from './gateway-setup.ts';
 import { configurePort, createPort } from './port-setup.ts';
 import { ensureVlanGateway } from './vlan-gateway.ts';
@@ -41,6 +42,7 @@ export interface BridgeDeps {
     readonly configureContainer: typeof configureContainer;
     readonly ensureVlanGateway: typeof ensureVlanGateway;
     readonly setupGateways: typeof setupGateways;
+    readonly settleGateways: typeof settleGateways;
     readonly setLinkUp: typeof setLinkUp;
     readonly waitOperUp: typeof waitOperUp;
     readonly getLinkByIndex: typeof getLinkByIndex;
@@ -79,6 +81,7 @@ export const realDeps: BridgeDeps = {
     configureContainer,
     ensureVlanGateway,
     setupGateways,
+    settleGateways,
     setLinkUp,
     waitOperUp,
     getLinkByIndex,

@@ -46,7 +46,9 @@ export async function ensureGatewayAddr(
     }
   }
   try {
-    await addAddress(host, link.index, gw.cidr);
+    // No DAD: the gateway is IPAM's to hand out, and a tentative one leaves the first pods
+    // unable to resolve it for 1-2 s after ADD returned (docs/architecture.md).
+    await addAddress(host, link.index, gw.cidr, { nodad: true });
   } catch (err) {
     if (!isExists(err)) throw new Error(`could not add IP address to ${JSON.stringify(link.name)}: ${errorText(err)}`, { cause: err });
   }

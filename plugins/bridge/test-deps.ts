@@ -45,6 +45,7 @@ export function fakeDeps(failing: Readonly<Record<string, Error>> = {}): FakeDep
       configureContainer: async (n, ifname) => step('configureContainer', `${nsName(n)} ${ifname}`),
       ensureVlanGateway: async (_host, bridge, vlan) => (step('ensureVlanGateway', `${vlan}`), bridge),
       setupGateways: async (_host, link, g) => step('setupGateways', `${link.name} ${g.gateways.map((x) => x.cidr).join(' ')}`),
+      settleGateways: async (_host, link, gateways) => step('settleGateways', `${link.name} ${gateways.map((x) => x.cidr).join(' ')}`),
       setLinkUp: async (n, index) => step('setLinkUp', `${nsName(n)} ${index}`),
       waitOperUp: async (n, index) => step('waitOperUp', `${nsName(n)} ${index}`),
       getLinkByIndex: async (n, index) => (step('getLinkByIndex', `${nsName(n)} ${index}`), [BRIDGE, PAIR.host].find((l) => l.index === index)),

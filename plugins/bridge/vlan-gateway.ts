@@ -1,8 +1,17 @@
 // The VLAN gateway interface "<bridge>.<vlan>" (reference ensureVlanInterface, https://github.com/containernetworking/plugins/blob/v1.9.0/plugins/main/bridge/bridge.go): a veth in the host
 // netns whose peer is a bridge port on that VLAN, so the gateway address lives in the VLAN.
-import { deleteLink, getLinkByName, setLinkUp, setupVeth, VethError, type LinkInfo, type Netns } from '../../lib/linux/index.ts';
+import { deleteLink, getLinkByName, setLinkUp, setupVeth, VethError, writeSysctl, type LinkInfo, type Netns } from '../../lib/linux/index.ts';
 import { configurePort } from './port-setup.ts';
 import { planPortVlans } from './vlan-plan.ts';
+
+/** As on the bridge (bridge-setup.ts): its link-local address usable as soon as it exists. */
+function noDad(host: Netns, name: string): void {
+  try {
+    writeSysctl(host, `net/ipv6/conf/${name}/accept_dad`, '0');
+  } catch {
+    // IPv6 off: nothing to detect
+  }
+}
 
 /** Created on first use and then shared by every container on that VLAN: never removed. */
 export async function ensureVlanGateway(host: Netns, bridge: LinkInfo, vlan: number, preserveDefaultVlan: boolean): Promise<LinkInfo> {
@@ -21,6 +30,7 @@ export async function ensureVlanGateway(host: Netns, bridge: LinkInfo, vlan: num
     }
     try {
       await configurePort(host, pair.host, { ifname: name, hairpin: false, isolated: false, vlans: planPortVlans(vlan, [], preserveDefaultVlan) });
+      noDad(host, name);
       await setLinkUp(host, pair.container.index);
     } catch (err) {
       // Half made, it would be taken as ready by the next ADD.

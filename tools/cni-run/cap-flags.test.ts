@@ -93,3 +93,23 @@ t.test('capability args: --cap-args plus flags, each key from one place', async 
   t.throws(() => capabilityArgs({ capArgs: '{' }), /--cap-args: not JSON/);
   t.same(capabilityArgs({}).args, {}, 'no flags, no capability args');
 });
+
+t.test("capability args from CAP_ARGS (cnitool's variable), under the command line", async (t) => {
+  const env = '{"portMappings":[{"hostPort":8080,"containerPort":80,"protocol":"tcp"}],"mac":"02:00:00:00:00:09"}';
+  t.same(capabilityArgs({}, env), {
+    args: { portMappings: [{ hostPort: 8080, containerPort: 80, protocol: 'tcp' }], mac: '02:00:00:00:00:09' },
+    sources: { portMappings: 'CAP_ARGS', mac: 'CAP_ARGS' },
+  });
+  const both = capabilityArgs({ port: ['9090:90'], capArgs: '{"ips":["10.0.0.9/24"]}' }, env);
+  t.same(
+    both.args,
+    { ips: ['10.0.0.9/24'], portMappings: [{ hostPort: 9090, containerPort: 90, protocol: 'tcp' }], mac: '02:00:00:00:00:09' },
+    "a key the command line sets replaces the environment's; the others stay",
+  );
+  t.same(both.sources, { ips: '--cap-args', portMappings: '--port', mac: 'CAP_ARGS' });
+  t.same(capabilityArgs({}, '').args, {}, 'empty: not read, as cnitool');
+  t.same(capabilityArgs({}, 'null').args, {}, 'null: no capability args, as Go reads it');
+  t.throws(() => capabilityArgs({}, '{'), /CAP_ARGS \(environment\): not JSON/);
+  t.throws(() => capabilityArgs({}, '[1]'), /CAP_ARGS \(environment\): expected a JSON object/);
+  t.throws(() => parseCniArgs('IP', 'CNI_ARGS (environment)'), /^CNI_ARGS \(environment\): invalid CNI_ARGS pair "IP"/);
+});

@@ -106,14 +106,14 @@ export function parseMac(spec: string): string {
   return spec.toLowerCase();
 }
 
-/** `K=V;K=V` as CNI_ARGS pairs; like cnitool, an empty key or value is refused. */
-export function parseCniArgs(spec: string | undefined): [string, string][] {
+/** `K=V;K=V` as CNI_ARGS pairs; like cnitool, an empty key or value is refused. `from` names the source in messages. */
+export function parseCniArgs(spec: string | undefined, from = '--args'): [string, string][] {
   if (spec === undefined || spec === '') return [];
   return spec.split(';').map((pair) => {
     const at = pair.indexOf('=');
     const k = pair.slice(0, at);
     const v = pair.slice(at + 1);
-    if (at <= 0 || v === '') throw new UsageError(`--args: invalid CNI_ARGS pair ${JSON.stringify(pair)}: expected KEY=VALUE`);
+    if (at <= 0 || v === '') throw new UsageError(`${from}: invalid CNI_ARGS pair ${JSON.stringify(pair)}: expected KEY=VALUE`);
     return [k, v];
   });
 }
@@ -129,23 +129,29 @@ export interface CapabilityFlags {
 /** The flag that set each capability key, for messages ("--port sets portMappings, which …"). */
 export type CapabilitySources = Record<string, string>;
 
+function jsonObject(text: string, from: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`${from}: not JSON: ${(err as Error).message}`);
+  }
+  // Go unmarshals `null` into an empty map.
+  if (parsed === null) return {};
+  if (typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError(`${from}: expected a JSON object, e.g. {"portMappings":[…]}`);
+  return parsed as Record<string, unknown>;
+}
+
 /**
- * The capability arguments of the whole command line: --cap-args (a JSON object) plus the
- * flags. A key set both ways is refused rather than silently merged.
+ * The capability arguments of the command line: --cap-args (a JSON object) plus the flags; a
+ * key set both ways is refused rather than silently merged. Under them, `envCapArgs` (the
+ * CAP_ARGS variable cnitool reads, a JSON object): a key the command line sets replaces it.
  */
-export function capabilityArgs(f: CapabilityFlags): { args: Record<string, unknown>; sources: CapabilitySources } {
+export function capabilityArgs(f: CapabilityFlags, envCapArgs?: string): { args: Record<string, unknown>; sources: CapabilitySources } {
   const args: Record<string, unknown> = {};
   const sources: CapabilitySources = {};
   if (f.capArgs !== undefined) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(f.capArgs);
-    } catch (err) {
-      throw new UsageError(`--cap-args: not JSON: ${(err as Error).message}`);
-    }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-      throw new UsageError('--cap-args: expected a JSON object, e.g. {"portMappings":[…]}');
-    for (const [k, v] of Object.entries(parsed)) {
+    for (const [k, v] of Object.entries(jsonObject(f.capArgs, '--cap-args'))) {
       args[k] = v;
       sources[k] = '--cap-args';
     }
@@ -159,5 +165,13 @@ export function capabilityArgs(f: CapabilityFlags): { args: Record<string, unkno
   if (f.bandwidth !== undefined) set('bandwidth', '--bandwidth', parseBandwidth(f.bandwidth));
   if (f.ips !== undefined) set('ips', '--ips', parseIps(f.ips));
   if (f.mac !== undefined) set('mac', '--mac', parseMac(f.mac));
+  // cnitool reads the variable only when it is not empty.
+  if (envCapArgs !== undefined && envCapArgs !== '') {
+    for (const [k, v] of Object.entries(jsonObject(envCapArgs, 'CAP_ARGS (environment)'))) {
+      if (sources[k] !== undefined) continue;
+      args[k] = v;
+      sources[k] = 'CAP_ARGS';
+    }
+  }
   return { args, sources };
 }

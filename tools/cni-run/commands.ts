@@ -110,12 +110,16 @@ interface Target {
   readonly forDel?: boolean;
 }
 
-function attachmentFor(target: Target, o: AttachOptions, say: Say): Attachment {
+/**
+ * cnitool's CAP_ARGS and CNI_ARGS variables are read too, so scripts written for it work: the
+ * command line wins (--args replaces CNI_ARGS; a capability the flags set replaces CAP_ARGS' key).
+ */
+function attachmentFor(target: Target, o: AttachOptions, say: Say, env: NodeJS.ProcessEnv = process.env): Attachment {
   const netns = resolveNetns(target.netns);
   const net = target.forDel ? networkOrCached(target.network, o, netns, say) : resolveNetwork(target.network, o.confDir);
-  const { args: caps, sources } = capabilityArgs(o);
+  const { args: caps, sources } = capabilityArgs(o, env['CAP_ARGS']);
   for (const w of undeclaredCapabilities(net.list, sources)) say(`warning: ${w}`);
-  const args = parseCniArgs(o.args);
+  const args = o.args !== undefined ? parseCniArgs(o.args) : parseCniArgs(env['CNI_ARGS'], 'CNI_ARGS (environment)');
   const conf: RuntimeConf = {
     containerId: o.containerId ?? defaultContainerId(netns),
     netns,

@@ -8,6 +8,16 @@ t.test('version selection takes the highest of cniVersion and cniVersions it imp
   t.equal(parseConflist(JSON.stringify({ name: 'n', cniVersion: '1.1.0', cniVersions: [], plugins: [{ type: 'x' }] })).cniVersion, '1.1.0');
 });
 
+t.test('a cniVersion newer than ours is skipped when cniVersions offers one we implement (libcni ConfListFromBytes)', async (t) => {
+  const pick = (o: Record<string, unknown>) => parseConflist(JSON.stringify({ name: 'n', ...o, plugins: [{ type: 'x' }] })).cniVersion;
+  t.equal(pick({ cniVersion: '1.2.0', cniVersions: ['1.1.0'] }), '1.1.0', 'the plugins get a version they support');
+  t.equal(pick({ cniVersion: '1.2.0', cniVersions: ['1.0.0', '0.4.0'] }), '1.0.0');
+  t.equal(pick({ cniVersion: '1.2.0', cniVersions: ['1.3.0'] }), '1.2.0', 'nothing we implement: cniVersion stays, and the plugins say what they think of it');
+  t.equal(pick({ cniVersion: '1.2.0' }), '1.2.0', 'without cniVersions, cniVersion as written');
+  t.throws(() => pick({ cniVersion: 'x.y', cniVersions: ['1.0.0'] }), /invalid cniVersion/);
+  t.throws(() => pick({ cniVersion: '1.0.0', cniVersions: ['bad'] }), /invalid version in cniVersions/);
+});
+
 t.test('flags accept booleans and the strings true/false', async (t) => {
   const l = parseConflist(JSON.stringify({ name: 'n', disableCheck: 'TRUE', disableGC: false, plugins: [{ type: 'x' }] }));
   t.equal(l.disableCheck, true);

@@ -26,34 +26,32 @@ function flag(raw: Record<string, unknown>, key: string): boolean {
   throw new ConfigListError(`error parsing configuration list: invalid ${key} value ${JSON.stringify(v)}`);
 }
 
+/** Whether `v` is newer than the newest version we implement; an unparsable version is a config error. */
+function newerThanOurs(v: string, what: string): boolean {
+  try {
+    return compareVersions(v, NEWEST) > 0;
+  } catch (err) {
+    throw new ConfigListError(`error parsing configuration list: invalid ${what}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+// libcni's ConfListFromBytes: with a cniVersions list, the highest of it and cniVersion that
+// libcni implements; versions newer than ours are skipped, cniVersion too (a list saying
+// "1.2.0" with cniVersions ["1.1.0"] runs at 1.1.0). Without the list, cniVersion as it is.
 function selectVersion(raw: Record<string, unknown>): string {
   const declared = raw['cniVersion'];
   if (declared !== undefined && typeof declared !== 'string') {
     throw new ConfigListError('error parsing configuration list: invalid cniVersion type');
   }
-  const candidates = [declared ?? ''].filter((v) => v !== '');
   const listed = raw['cniVersions'];
-  if (listed !== undefined) {
-    if (!Array.isArray(listed) || listed.some((v) => typeof v !== 'string')) {
-      throw new ConfigListError('error parsing configuration list: cniVersions must be a list of strings');
-    }
-    // Versions newer than what we implement are ignored, as libcni does.
-    for (const v of listed as string[]) {
-      let newer: boolean;
-      try {
-        newer = compareVersions(v, NEWEST) > 0;
-      } catch (err) {
-        throw new ConfigListError(`error parsing configuration list: invalid version in cniVersions: ${(err as Error).message}`, { cause: err });
-      }
-      if (!newer) candidates.push(v);
-    }
+  if (listed === undefined) return declared || '0.1.0';
+  if (!Array.isArray(listed) || listed.some((v) => typeof v !== 'string')) {
+    throw new ConfigListError('error parsing configuration list: cniVersions must be a list of strings');
   }
-  if (candidates.length === 0) return '0.1.0';
-  try {
-    return candidates.reduce((a, b) => (compareVersions(a, b) >= 0 ? a : b));
-  } catch (err) {
-    throw new ConfigListError(`error parsing configuration list: invalid version: ${(err as Error).message}`, { cause: err });
-  }
+  const candidates = (listed as string[]).filter((v) => !newerThanOurs(v, 'version in cniVersions'));
+  if (declared && !newerThanOurs(declared, 'cniVersion')) candidates.push(declared);
+  if (candidates.length === 0) return declared || '0.1.0';
+  return candidates.reduce((a, b) => (compareVersions(a, b) >= 0 ? a : b));
 }
 
 function decode(bytes: Buffer | string, what: string): Record<string, unknown> {
