@@ -1,4 +1,4 @@
-// scripts/install.sh: both forms into a fresh directory, and over an existing install (the
+// scripts/install.sh: each form into a fresh directory, and over an existing install (the
 // case a running runtime sees): every plugin answers, nothing is left under a temporary name,
 // and each replaced file is a new inode put there by rename (an open old file keeps its bytes).
 import { closeSync, existsSync, openSync, readdirSync, readSync, statSync, writeFileSync } from 'node:fs';
@@ -12,6 +12,7 @@ const INSTALL = join(root, 'scripts', 'install.sh');
 // What each form installs (every program of the build), and the plugins among them, which answer VERSION.
 const BUNDLES = readdirSync(join(root, 'dist', 'bin')).sort();
 const SEA_LINKS = readdirSync(join(root, 'dist', 'sea', 'bin')).sort();
+const BUN_LINKS = readdirSync(join(root, 'dist', 'bun', 'bin')).sort();
 const PLUGINS = readdirSync(join(root, 'plugins')).filter((p) => existsSync(join(root, 'plugins', p, 'main.ts')));
 
 async function install(prefix: string, ...args: string[]) {
@@ -49,6 +50,18 @@ t.test('bundles, then the SEA over them, then bundles again', async (t) => {
   await install(prefix);
   for (const p of BUNDLES) t.not(statSync(join(prefix, p)).ino, ino, `${p} is a bundle again`);
   t.equal(statSync(join(prefix, 'cni-ts')).nlink, 1, 'cni-ts is left with no link to it');
+});
+
+t.test('the Bun binary over the SEA: the same names, one new binary', async (t) => {
+  const prefix = join(tempDir(t, 'cnits-install-'), 'bin');
+  await install(prefix, '--sea');
+  const sea = statSync(join(prefix, 'cni-ts')).ino;
+  await install(prefix, '--bun');
+  t.same(readdirSync(prefix).sort(), [...new Set(['cni-ts', ...BUN_LINKS, ...SEA_LINKS])].sort(), 'the binary and its links, no temporary left');
+  const ino = statSync(join(prefix, 'cni-ts')).ino;
+  t.not(ino, sea, 'cni-ts is a new file, renamed into place');
+  for (const p of BUN_LINKS) t.equal(statSync(join(prefix, p)).ino, ino, `${p} is a hard link to cni-ts`);
+  for (const p of PLUGINS) t.match(await versionOf(join(prefix, p)), { cniVersion: '1.1.0' }, `${p} answers as the Bun binary`);
 });
 
 t.test('bad arguments are refused before anything is written', async (t) => {

@@ -1,7 +1,7 @@
 // lib/linux against a real kernel, in throwaway namespaces. Runs the sources
 // (not dist/bin): this is the layer the plugins are built on.
 import t, { type Test } from 'tap';
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { statSync, writeFileSync, openSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -191,6 +191,36 @@ if (isRoot) {
     );
   });
 
+  t.test('the netlink socket: dumps of many datagrams, answers drained, one netns', async (t) => {
+    const { ns, name } = await openTestNetns(t);
+    // ~1.5 KB per link: 300 links answer a dump in many datagrams.
+    const batch = Array.from({ length: 300 }, (_, i) => `link add d${i} type bridge`).join('\n');
+    const made = spawnSync('ip', ['-n', name, '-batch', '-'], { input: batch, encoding: 'utf8' });
+    t.equal(made.status, 0, made.stderr);
+    const links = await listLinks(ns);
+    t.equal(links.length, 301, 'every link of the dump');
+    t.same(links.filter((l) => l.name.startsWith('d')).length, 300);
+    // A GET answers with the object and then the ACK; the next request must get its own answer.
+    for (let i = 0; i < 5; i++) t.equal((await getLinkByName(ns, `d${i}`))?.name, `d${i}`);
+    t.equal((await getLinkByIndex(ns, 1))?.name, 'lo');
+    const host = Netns.host();
+    t.teardown(() => host.close());
+    t.equal(await getLinkByName(host, 'd0'), undefined, 'the host socket does not see the netns');
+  });
+
+  t.test('the addon opens netlink sockets of a protocol, in a netns or here', async (t) => {
+    const { nlOpen, nlClose } = await import('../lib/linux/addon.ts');
+    const { path } = await openTestNetns(t);
+    const nsFd = openSync(path, 'r');
+    t.teardown(() => closeSync(nsFd));
+    const host = selfIno();
+    for (const fd of [nlOpen(0), nlOpen(12), nlOpen(0, nsFd)]) nlClose(fd);
+    t.equal(selfIno(), host, 'back in our own netns');
+    t.throws(() => nlOpen(4242), { code: 'EPROTONOSUPPORT', syscall: 'socket' });
+    t.throws(() => nlOpen(0, 9999), { code: 'EBADF', syscall: 'setns' });
+    t.equal(selfIno(), host);
+  });
+
   t.test('sysctls are read and written inside the netns only', async (t) => {
     const { ns } = await openTestNetns(t);
     const host = Netns.host();
@@ -209,9 +239,8 @@ if (isRoot) {
 
   t.test('closing', async (t) => {
     const { ns } = await openTestNetns(t);
-    const pending = listLinks(ns);
     ns.close();
-    await t.rejects(pending, { name: 'NetlinkError' }, 'a request in flight is rejected, not left hanging');
+    await t.rejects(listLinks(ns), { name: 'NetlinkError', message: 'Netlink socket is closed' }, 'a request after close is rejected');
     t.throws(() => ns.run(() => 1), { code: 'CLOSED' });
     ns.close();
     t.pass('close is idempotent');
@@ -235,8 +264,8 @@ if (isRoot) {
 
   t.test('a process using a container netns exits on its own', async (t) => {
     const { path } = await openTestNetns(t);
-    // No close(): netlink keeps its socket unreferenced while idle, so a
-    // forgotten handle must not keep a plugin process alive.
+    // No close(): the socket is a plain fd that no event-loop handle watches,
+    // so a forgotten handle must not keep a plugin process alive.
     const script = `
       import { Netns, listLinks } from ${JSON.stringify(join(import.meta.dirname, '..', 'lib', 'linux', 'index.ts'))};
       const ns = Netns.open(process.argv[1]);

@@ -111,7 +111,9 @@ t.test("read-only /var/lib/cni: natives (and the bundle's code cache) go to /run
   t.equal(
     state.some((f) => f.endsWith('.jscache')),
     OURS_FORM === 'bundle',
-    OURS_FORM === 'bundle' ? 'and the code cache' : 'and no code cache: the SEA has its code in its snapshot',
+    OURS_FORM === 'bundle'
+      ? 'and the code cache'
+      : `and no code cache: the ${OURS_FORM === 'sea' ? 'SEA has its code in its snapshot' : 'Bun binary carries bytecode'}`,
   );
 });
 

@@ -1,6 +1,6 @@
 /*
  * The few syscalls Node cannot make: setns (scoped to one synchronous JS
- * call), flock and fstatfs. Plain N-API (no libuv, no C++) so the same .node
+ * call), flock, fstatfs and netlink sockets (nl_socket.c). Plain N-API (no libuv, no C++) so the same .node
  * loads under any Node >= 20 and stays small enough to embed in each bundle.
  */
 #include <errno.h>
@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include <node_api.h>
+
+#include "cni_native.h"
 
 /* From linux/magic.h; spelled out so the build does not need kernel headers. */
 #define CNI_NSFS_MAGIC 0x6e736673
@@ -30,6 +32,7 @@ static const char *errno_code(int err) {
   switch (err) {
     case EWOULDBLOCK: return "EWOULDBLOCK";
     case EACCES: return "EACCES";
+    case EAFNOSUPPORT: return "EAFNOSUPPORT";
     case EBADF: return "EBADF";
     case EINTR: return "EINTR";
     case EINVAL: return "EINVAL";
@@ -37,18 +40,21 @@ static const char *errno_code(int err) {
     case ELOOP: return "ELOOP";
     case EMFILE: return "EMFILE";
     case ENAMETOOLONG: return "ENAMETOOLONG";
+    case EMSGSIZE: return "EMSGSIZE";
     case ENFILE: return "ENFILE";
+    case ENOBUFS: return "ENOBUFS";
     case ENOENT: return "ENOENT";
     case ENOLCK: return "ENOLCK";
     case ENOMEM: return "ENOMEM";
     case ENOSYS: return "ENOSYS";
     case ENOTDIR: return "ENOTDIR";
     case EPERM: return "EPERM";
+    case EPROTONOSUPPORT: return "EPROTONOSUPPORT";
     default: return "UNKNOWN";
   }
 }
 
-static void throw_errno(napi_env env, const char *syscall, int err) {
+void throw_errno(napi_env env, const char *syscall, int err) {
   char text[256];
   napi_value msg, code, error, value;
   snprintf(text, sizeof text, "%s: %s", syscall, strerror(err));
@@ -65,7 +71,7 @@ static void throw_errno(napi_env env, const char *syscall, int err) {
   napi_throw(env, error);
 }
 
-static int get_int(napi_env env, napi_value v, const char *what, int *out) {
+int get_int(napi_env env, napi_value v, const char *what, int *out) {
   napi_valuetype t;
   if (napi_typeof(env, v, &t) != napi_ok || t != napi_number ||
       napi_get_value_int32(env, v, out) != napi_ok) {
@@ -77,13 +83,45 @@ static int get_int(napi_env env, napi_value v, const char *what, int *out) {
   return 1;
 }
 
-static int get_fd(napi_env env, napi_value v, int *out) {
+int get_fd(napi_env env, napi_value v, int *out) {
   if (!get_int(env, v, "fd", out)) return 0;
   if (*out < 0) {
     napi_throw_range_error(env, NULL, "fd must be a non-negative integer");
     return 0;
   }
   return 1;
+}
+
+int enter_netns(napi_env env, int fd) {
+  int saved = open(THREAD_NETNS, O_RDONLY | O_CLOEXEC);
+  if (saved < 0) {
+    throw_errno(env, "open " THREAD_NETNS, errno);
+    return -1;
+  }
+  if (setns(fd, CLONE_NEWNET) != 0) {
+    int err = errno;
+    close(saved);
+    throw_errno(env, "setns", err);
+    return -1;
+  }
+  return saved;
+}
+
+/* If the switch back fails we abort instead of throwing. This thread runs
+ * the event loop and every later JS statement; left in the container's
+ * netns, the catch handlers, undo steps, IPAM store writes and the
+ * host-side links the plugin creates next would all land in the wrong
+ * namespace, silently. A crash is visible, is reported to the runtime as a
+ * failed plugin, and leaves nothing half-configured on the host. */
+void leave_netns(int saved) {
+  if (setns(saved, CLONE_NEWNET) != 0) {
+    fprintf(stderr,
+            "cni_native: cannot return to the original network namespace "
+            "(setns: %s); aborting\n",
+            strerror(errno));
+    abort();
+  }
+  close(saved);
 }
 
 /* withNetns(fd, fn): run fn on this thread inside the netns open at fd. */
@@ -106,38 +144,15 @@ static napi_value with_netns(napi_env env, napi_callback_info info) {
     return NULL;
   }
 
-  saved = open(THREAD_NETNS, O_RDONLY | O_CLOEXEC);
-  if (saved < 0) {
-    throw_errno(env, "open " THREAD_NETNS, errno);
-    return NULL;
-  }
-  if (setns(fd, CLONE_NEWNET) != 0) {
-    int err = errno;
-    close(saved);
-    throw_errno(env, "setns", err);
-    return NULL;
-  }
+  saved = enter_netns(env, fd);
+  if (saved < 0) return NULL;
 
   napi_get_undefined(env, &recv);
   st = napi_call_function(env, recv, argv[1], 0, NULL, &result);
 
   /* Restore before anything else, whatever fn did: a JS exception is only
-   * pending here and propagates once we return.
-   *
-   * If the switch back fails we abort instead of throwing. This thread runs
-   * the event loop and every later JS statement; left in the container's
-   * netns, the catch handlers, undo steps, IPAM store writes and the
-   * host-side links the plugin creates next would all land in the wrong
-   * namespace, silently. A crash is visible, is reported to the runtime as a
-   * failed plugin, and leaves nothing half-configured on the host. */
-  if (setns(saved, CLONE_NEWNET) != 0) {
-    fprintf(stderr,
-            "cni_native: cannot return to the original network namespace "
-            "(setns: %s); aborting\n",
-            strerror(errno));
-    abort();
-  }
-  close(saved);
+   * pending here and propagates once we return. */
+  leave_netns(saved);
 
   if (st != napi_ok) {
     napi_is_exception_pending(env, &pending);
@@ -192,7 +207,7 @@ static napi_value is_netns_fd(napi_env env, napi_callback_info info) {
   return out;
 }
 
-static int export_fn(napi_env env, napi_value exports, const char *name, napi_callback cb) {
+int export_fn(napi_env env, napi_value exports, const char *name, napi_callback cb) {
   napi_value fn;
   return napi_create_function(env, name, NAPI_AUTO_LENGTH, cb, NULL, &fn) == napi_ok &&
          napi_set_named_property(env, exports, name, fn) == napi_ok;
@@ -208,6 +223,7 @@ NAPI_MODULE_INIT() {
   if (!export_fn(env, exports, "withNetns", with_netns) ||
       !export_fn(env, exports, "flock", do_flock) ||
       !export_fn(env, exports, "isNetnsFd", is_netns_fd) ||
+      !export_nl_socket(env, exports) ||
       !export_int(env, exports, "LOCK_SH", LOCK_SH) ||
       !export_int(env, exports, "LOCK_EX", LOCK_EX) ||
       !export_int(env, exports, "LOCK_UN", LOCK_UN) ||

@@ -8,9 +8,10 @@ import { join, resolve } from 'node:path';
 
 export const root = resolve(import.meta.dirname, '..');
 
+// Our addon only: netlink's socket (and so its prebuilt binding) is replaced by ours
+// (lib/linux/nl-socket.ts); only its pure encoders and decoders are bundled.
 const nativePaths: Record<string, string> = {
   cni_native: join(root, 'native', 'build', 'Release', 'cni_native.node'),
-  netlink: join(root, 'node_modules', 'netlink', 'prebuilds', `linux-${process.arch}`, 'node.napi.node'),
 };
 
 export function sha256(bytes: Buffer | string): string {
@@ -36,8 +37,8 @@ export function nativeBlobs(): NativeBlob[] {
 
 /**
  * lib/linux/natives.ts becomes `loader`, the source of a module of the form being built whose
- * `nativeModule(name)` returns an embedded native, never a file found on disk; netlink's own
- * `require('node-gyp-build')(dir)` is pointed at `nativeModule('netlink')`.
+ * `nativeModule(name)` returns an embedded native, never a file found on disk. Anything that
+ * would load a native another way (netlink's socket module through node-gyp-build) fails the build.
  */
 export function embedNatives(loader: string): Plugin {
   return {
@@ -49,17 +50,10 @@ export function embedNatives(loader: string): Plugin {
           ? { path: 'natives', namespace: 'cni-natives' }
           : undefined,
       );
-      b.onResolve({ filter: /^node-gyp-build$/ }, () => ({ path: 'node-gyp-build', namespace: 'cni-natives' }));
-      b.onLoad({ filter: /.*/, namespace: 'cni-natives' }, (args) => ({
-        loader: args.path === 'node-gyp-build' ? 'js' : 'ts',
-        resolveDir: root,
-        contents:
-          args.path === 'node-gyp-build'
-            ? // netlink loads its binding when its module is first required; deferring the
-              // load to first use keeps VERSION (and any verb that never opens a socket) free of it.
-              `const { nativeModule } = require('natives');\n` + `module.exports = () => new Proxy({}, { get: (_, key) => nativeModule('netlink')[key] });`
-            : loader,
+      b.onResolve({ filter: /^node-gyp-build$/ }, (args) => ({
+        errors: [{ text: `${args.importer} loads a native through node-gyp-build; only lib/linux/natives.ts may load natives` }],
       }));
+      b.onLoad({ filter: /.*/, namespace: 'cni-natives' }, () => ({ loader: 'ts', resolveDir: root, contents: loader }));
     },
   };
 }

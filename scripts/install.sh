@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs the built plugins into a CNI plugin directory:
 #
-#   scripts/install.sh [--sea] [--prefix DIR]      (DIR defaults to /opt/cni/bin)
+#   scripts/install.sh [--bun | --sea] [--prefix DIR]      (DIR defaults to /opt/cni/bin)
 #
-# Without --sea: the single-file bundles of dist/bin (npm run build; they need Node >= 20 on
-# the node). With --sea: the self-contained binary dist/sea/cni-ts (npm run build:sea) and a
-# hard link to it under each program's name.
+# Without an option: the single-file bundles of dist/bin (npm run build; they need Node >= 20
+# on the node). With --bun or --sea: the self-contained binary dist/bun/cni-ts (npm run
+# build:bun) or dist/sea/cni-ts (npm run build:sea) and a hard link to it under each
+# program's name.
 #
 # A container runtime may exec a plugin at any moment, so no file is ever written in place:
 # each goes to a temporary name in DIR, is flushed to disk, and is renamed over the old one
@@ -14,11 +15,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-sea=0
+form=bundle
 prefix=/opt/cni/bin
 while [ $# -gt 0 ]; do
   case "$1" in
-    --sea) sea=1 ;;
+    --sea) form=sea ;;
+    --bun) form=bun ;;
     --prefix)
       [ $# -ge 2 ] || { echo "install.sh: --prefix needs a directory" >&2; exit 2; }
       prefix=$2
@@ -26,10 +28,10 @@ while [ $# -gt 0 ]; do
       ;;
     --prefix=*) prefix=${1#--prefix=} ;;
     -h | --help)
-      sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
+      sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
       exit 0
       ;;
-    *) echo "install.sh: unknown argument $1 (usage: install.sh [--sea] [--prefix DIR])" >&2; exit 2 ;;
+    *) echo "install.sh: unknown argument $1 (usage: install.sh [--bun | --sea] [--prefix DIR])" >&2; exit 2 ;;
   esac
   shift
 done
@@ -60,15 +62,15 @@ put_link() {
   mv -fT -- "$t" "$prefix/$2"
 }
 
-if [ "$sea" = 1 ]; then
-  [ -x dist/sea/cni-ts ] || { echo "install.sh: no dist/sea/cni-ts: run npm run build:sea first" >&2; exit 1; }
-  put_file dist/sea/cni-ts cni-ts
+if [ "$form" != bundle ]; then
+  [ -x "dist/$form/cni-ts" ] || { echo "install.sh: no dist/$form/cni-ts: run npm run build:$form first" >&2; exit 1; }
+  put_file "dist/$form/cni-ts" cni-ts
   n=0
-  for f in dist/sea/bin/*; do
+  for f in "dist/$form"/bin/*; do
     put_link cni-ts "$(basename "$f")"
     n=$((n + 1))
   done
-  echo "installed $prefix/cni-ts and $n links to it: $(cd dist/sea/bin && echo *)"
+  echo "installed $prefix/cni-ts and $n links to it: $(cd "dist/$form/bin" && echo *)"
 else
   [ -n "$(ls -A dist/bin 2>/dev/null)" ] || { echo "install.sh: no dist/bin: run npm run build first" >&2; exit 1; }
   for f in dist/bin/*; do put_file "$f" "$(basename "$f")"; done

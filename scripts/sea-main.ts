@@ -8,35 +8,16 @@
 // `main` to run after deserialisation. Everything that belongs to one run is made in `main`:
 // the environment, the native store and its directories, the node:sea handle, sockets and
 // file descriptors (none exist before it).
-import { writeSync } from 'node:fs';
-import { basename } from 'node:path';
 import { startupSnapshot } from 'node:v8';
 import type * as Sea from 'node:sea';
 import { loadBuiltin } from '../lib/cni-spec/builtin.ts';
 import { createNativeStore, type NativeInfo } from './native-store.ts';
+import { failEarly, invokedAs, refuseName, writeOut } from './multicall.ts';
 import { setNativeLoader } from './sea-natives.ts';
-import { isProgramName, PROGRAM_NAMES, PROGRAMS, type ProgramName } from './sea-programs.ts';
+import { PROGRAMS } from './sea-programs.ts';
 
 // The natives' names, sizes and hashes, put in by scripts/build-sea.ts (esbuild `define`).
 declare const CNI_SEA_NATIVES: Readonly<Record<string, NativeInfo>>;
-
-function invokedAs(): { name: ProgramName } | { unknown: string } {
-  const names = [basename(process.argv0), basename(process.execPath)];
-  const name = names.find(isProgramName);
-  return name === undefined ? { unknown: names[0] ?? '' } : { name };
-}
-
-// Synchronous, like the plugins' own output.
-function writeOut(fd: 1 | 2, text: string): void {
-  writeSync(fd, text);
-}
-
-function refuseName(name: string): void {
-  writeOut(2, `cni-ts: "${name}" is not one of this executable's programs; run it as (a link named) one of:\n  ${PROGRAM_NAMES.join('\n  ')}\n`);
-  // A runtime that executed us as a plugin reads stdout: give it a CNI error object too.
-  if (process.env['CNI_COMMAND'] !== undefined) writeOut(1, `${JSON.stringify({ code: 999, msg: `unknown plugin name "${name}"` }, null, 4)}\n`);
-  process.exitCode = 1;
-}
 
 async function main(): Promise<void> {
   const who = invokedAs();
@@ -47,9 +28,7 @@ async function main(): Promise<void> {
     setNativeLoader((n) => store.loadNative(n));
     await PROGRAMS[who.name]();
   } catch (err) {
-    // What fails before the program's own error handling runs, in the form a plugin's errors take.
-    writeOut(1, `${JSON.stringify({ code: 999, msg: err instanceof Error ? err.message : String(err) }, null, 4)}\n`);
-    process.exitCode = 1;
+    failEarly(err);
   }
 }
 

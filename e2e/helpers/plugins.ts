@@ -2,7 +2,7 @@
 // with CNI_E2E_OURS_DIR=dist/sea/bin, the SEA binary's links (npm test runs the e2e suite once
 // for each form). Not to be confused with CNI_E2E_PLUGIN_DIR (e2e/helpers/impl.ts): which
 // implementation the bridge suites judge, ours or the Go reference.
-import { closeSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
+import { closeSync, fstatSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Test } from 'tap';
@@ -24,12 +24,30 @@ export function isElf(file: string): boolean {
   }
 }
 
+/** True when the file's last `size` bytes hold the text. */
+function tailHas(file: string, text: string, size = 256 * 1024): boolean {
+  const fd = openSync(file, 'r');
+  try {
+    const len = fstatSync(fd).size;
+    const b = Buffer.alloc(Math.min(size, len));
+    readSync(fd, b, 0, b.length, len - b.length);
+    return b.includes(text);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /**
  * Which packaged form DIST_BIN holds: 'bundle' (scripts with the natives and a code cache on
- * disk) or 'sea' (one binary with a start-up snapshot, no code cache). Known from the files,
- * as a runtime would see them; tests of a form's own mechanics read it.
+ * disk), 'sea' (Node with a start-up snapshot, no code cache) or 'bun' (Bun with bytecode, no
+ * code cache). Known from the files, as a runtime would see them (`bun build --compile` ends
+ * its payload with a "---- Bun! ----" trailer); tests of a form's own mechanics read it.
  */
-export const OURS_FORM: 'bundle' | 'sea' = isElf(join(DIST_BIN, 'loopback')) ? 'sea' : 'bundle';
+export const OURS_FORM: 'bundle' | 'sea' | 'bun' = !isElf(join(DIST_BIN, 'loopback'))
+  ? 'bundle'
+  : tailHas(join(DIST_BIN, 'loopback'), '---- Bun! ----')
+    ? 'bun'
+    : 'sea';
 export const GO_BIN = '/usr/lib/cni';
 
 /** A clean environment, as a runtime that sets only what CNI needs would give. */

@@ -1,8 +1,9 @@
 // Recognising one of our own IPAM executables on CNI_PATH, in either packaged form: a
 // single-file bundle (scripts/build.ts writes `// cni-ts plugin: <name>` as line 2 of each;
 // reading those few bytes is much cheaper than starting another Node process,
-// docs/architecture.md#in-process-ipam), or a name of the SEA multicall binary this process
-// is itself running (scripts/build-sea.ts), which runs the program it is invoked as.
+// docs/architecture.md#in-process-ipam), or a name of the multicall binary this process is
+// itself running (the SEA, scripts/build-sea.ts, or the Bun form, scripts/build-bun.ts), which
+// runs the program it is invoked as.
 import { accessSync, closeSync, constants, openSync, readSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import type * as Sea from 'node:sea';
@@ -44,18 +45,29 @@ function sameFile(a: string, b: string): boolean {
 }
 
 /**
- * The name `file` runs as when it is (a hard link of, or a symlink to) the SEA binary running
- * this process: exec'd, it would dispatch on that name to the code this process carries.
- * node:sea is only asked when the file is our own executable (never in the bundle form, whose
- * executable is node itself, unless the file is node: then isSea() says no).
+ * The name `file` runs as when it is (a hard link of, or a symlink to) the multicall binary
+ * running this process: exec'd, it would dispatch on that name to the code this process
+ * carries. Only asked when the file is our own executable (never in the bundle form, whose
+ * executable is node or bun itself, unless the file is that runtime: then neither check says yes).
  */
-function seaName(file: string): string | undefined {
+function multicallName(file: string): string | undefined {
   if (!sameFile(file, process.execPath)) return undefined;
+  return isSea() || isBunStandalone() ? basename(file) : undefined;
+}
+
+function isSea(): boolean {
+  if (process.versions['bun'] !== undefined) return false;
   try {
-    return loadBuiltin<typeof Sea>('node:sea').isSea() ? basename(file) : undefined;
+    return loadBuiltin<typeof Sea>('node:sea').isSea();
   } catch {
-    return undefined; // a Node without node:sea (before 20.12) runs no SEA
+    return false; // a Node without node:sea (before 20.12) runs no SEA
   }
+}
+
+/** A `bun build --compile` executable: its entry is in Bun's embedded file system. */
+function isBunStandalone(): boolean {
+  const main = (globalThis as { Bun?: { main?: unknown } }).Bun?.main;
+  return typeof main === 'string' && main.startsWith('/$bunfs/');
 }
 
 /**
@@ -64,7 +76,7 @@ function seaName(file: string): string | undefined {
  * plugin.
  */
 export function ourIpam(file: string): OurIpam | undefined {
-  const name = readMarker(file) ?? seaName(file);
+  const name = readMarker(file) ?? multicallName(file);
   if (name === undefined || !IN_PROCESS.includes(name)) return undefined;
   try {
     accessSync(file, constants.X_OK);

@@ -6,6 +6,10 @@ interface CniNative {
   withNetns<T>(fd: number, fn: () => T): T;
   flock(fd: number, op: number): void;
   isNetnsFd(fd: number): boolean;
+  nlOpen(protocol: number, netnsFd?: number): number;
+  nlSend(fd: number, bytes: Buffer): void;
+  nlReceive(fd: number, seq: number): Buffer;
+  nlClose(fd: number): void;
   readonly LOCK_SH: number;
   readonly LOCK_EX: number;
   readonly LOCK_UN: number;
@@ -44,4 +48,29 @@ export function flock(fd: number, op: number): void {
 /** True when fd is a namespace file (nsfs, or procfs before Linux 3.19). */
 export function isNetnsFd(fd: number): boolean {
   return addon().isNetnsFd(fd);
+}
+
+/**
+ * A netlink socket of `protocol` (bound, CLOEXEC), created inside the netns open at netnsFd
+ * when given. The native half of lib/linux/nl-socket.ts.
+ */
+export function nlOpen(protocol: number, netnsFd?: number): number {
+  return addon().nlOpen(protocol, netnsFd);
+}
+
+/** Sends one datagram (whole netlink messages) to the kernel; blocks. */
+export function nlSend(fd: number, bytes: Buffer): void {
+  addon().nlSend(fd, bytes);
+}
+
+/**
+ * Blocks until the kernel has answered request `seq` (NLMSG_DONE or NLMSG_ERROR, included) and
+ * returns the answer's messages; messages of other sequence numbers or senders are dropped.
+ */
+export function nlReceive(fd: number, seq: number): Buffer {
+  return addon().nlReceive(fd, seq);
+}
+
+export function nlClose(fd: number): void {
+  addon().nlClose(fd);
 }

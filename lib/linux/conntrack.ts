@@ -1,10 +1,9 @@
 // Deleting conntrack entries through ctnetlink (NETLINK_NETFILTER), in the netns this process
 // runs in, without any tool: dump the family's table, keep the entries whose original tuple
 // is `protocol` to one of `ports`, delete each by that tuple (what the reference's netlink
-// library does for portmap). netlink@0.3.0 has no netfilter module, but its generic socket
-// (createNetlink) speaks any protocol; the messages come from conntrack-codec.ts.
+// library does for portmap). Our socket (nl-socket.ts) speaks any netlink protocol; the messages
+// come from conntrack-codec.ts.
 import { readFileSync } from 'node:fs';
-import { createNetlink, type NetlinkSocket } from 'netlink/dist/netlink.js';
 import {
   AF_INET,
   AF_INET6,
@@ -17,6 +16,7 @@ import {
   IPCTNL_MSG_CT_NEW,
   NETLINK_NETFILTER,
 } from './conntrack-codec.ts';
+import { NlSocket } from './nl-socket.ts';
 import { timed } from '../cni-spec/timing.ts';
 import { isNetlinkError, nl } from './netlink-error.ts';
 
@@ -29,9 +29,8 @@ const NLM_F_DUMP = 0x300;
 export async function deleteConntrackByDstPort(families: readonly (4 | 6)[], protocol: number, ports: ReadonlySet<number>): Promise<number> {
   if (ports.size === 0 || families.length === 0) return 0;
   if (conntrackCount() === 0) return 0;
-  // Its first use in a process loads the netlink binding: netlink time too.
-  const sock: NetlinkSocket = timed('netlink', () => createNetlink(NETLINK_NETFILTER));
-  sock.on('error', () => {});
+  // Its first use in a process loads the addon: netlink time too.
+  const sock = timed('netlink', () => NlSocket.open(NETLINK_NETFILTER));
   try {
     let deleted = 0;
     for (const family of families) deleted += await deleteInFamily(sock, family === 4 ? AF_INET : AF_INET6, protocol, ports);
@@ -55,8 +54,8 @@ function conntrackCount(): number | undefined {
   }
 }
 
-async function deleteInFamily(sock: NetlinkSocket, af: number, protocol: number, ports: ReadonlySet<number>): Promise<number> {
-  const [msgs] = await nl('IPCTNL_MSG_CT_GET', () => sock.request(ctMsgType(IPCTNL_MSG_CT_GET), encodeCtDumpRequest(af), { flags: NLM_F_DUMP }));
+async function deleteInFamily(sock: NlSocket, af: number, protocol: number, ports: ReadonlySet<number>): Promise<number> {
+  const msgs = await nl('IPCTNL_MSG_CT_GET', () => sock.request(ctMsgType(IPCTNL_MSG_CT_GET), encodeCtDumpRequest(af), NLM_F_DUMP));
   const doomed = msgs
     .filter((m) => m.type === ctMsgType(IPCTNL_MSG_CT_NEW))
     .map((m) => decodeCtEntry(Buffer.from(m.data)))

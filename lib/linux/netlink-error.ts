@@ -1,7 +1,9 @@
-// netlink@0.3.0 rejects with untyped errors; this turns them into one class
-// with errno/code so callers branch on a code, never on message text.
+// One error class for every netlink failure, with errno/code so callers branch on a code,
+// never on message text. Our transport (nl-socket.ts) throws it directly for kernel errors;
+// its socket calls throw Node-shaped errors (errno, code, syscall) from the addon.
 //
-// What it throws (see node_modules/netlink/dist/netlink.js and src/binding.cc):
+// netlink@0.3.0's socket, which we no longer use, threw untyped errors; the mapping below still
+// understands them (see node_modules/netlink/dist/netlink.js and src/binding.cc):
 // - kernel NLMSG_ERROR: plain Error("Request rejected: EEXIST"), the name
 //   from util.getSystemErrorName(-errno) ("ENOTSUP" for 95), or
 //   "Request rejected: Unknown system error -524" for kernel-internal errnos;
@@ -18,7 +20,7 @@ export class NetlinkError extends Error {
   readonly errno: number;
   /** 'EEXIST', 'ENODEV'...; 'EUNKNOWN' when there is no errno. */
   readonly code: string;
-  /** The request that failed, e.g. 'RTM_NEWLINK'. Not in the message, which stays reference-like. */
+  /** The request that failed, e.g. 'RTM_NEWLINK' ('' until nl() names it). Not in the message, which stays reference-like. */
   readonly op: string;
 
   constructor({ op, errno, code }: { op: string; errno: number; code: string }, message: string, cause?: unknown) {
@@ -36,9 +38,10 @@ export class NetlinkError extends Error {
 
 const REJECTED = /^Request rejected: (?:(E[A-Z0-9]+)|Unknown system error (-?\d+)|(-?\d+))$/;
 
-/** Maps whatever netlink threw (or an error already mapped) to a NetlinkError. */
+/** Maps whatever a netlink request threw to a NetlinkError of `op` (a mapped one keeps its op). */
 export function toNetlinkError(op: string, err: unknown): NetlinkError {
-  if (err instanceof NetlinkError) return err;
+  // Our transport does not know the request's name: its errors get the op they failed in.
+  if (err instanceof NetlinkError) return err.op === '' ? new NetlinkError({ op, errno: err.errno, code: err.code }, err.message, err.cause) : err;
   const e = err as { message?: unknown; errno?: unknown } | null | undefined;
   const message = typeof e?.message === 'string' ? e.message : String(err);
   const m = REJECTED.exec(message);
@@ -52,20 +55,19 @@ export function toNetlinkError(op: string, err: unknown): NetlinkError {
 }
 
 /**
- * Makes a netlink request and awaits it, rethrowing its failure (also one thrown at once) as a
- * NetlinkError tagged with op. A thunk, so the request's own start is inside the timed phase:
- * netlink@0.3.0 calls sendmsg synchronously when its socket is idle, and the kernel does the
- * work (a link's removal waits for a grace period) inside that call.
+ * Makes a netlink request, rethrowing its failure as a NetlinkError tagged with op. A thunk,
+ * so the whole request is inside the timed phase: our transport blocks until the kernel has
+ * answered, and the kernel does the work (a link's removal waits for a grace period) meanwhile.
  */
-export function nl<T>(op: string, request: () => Promise<T>): Promise<T> {
+export function nl<T>(op: string, request: () => T | Promise<T>): Promise<T> {
   return timed('netlink', () => {
-    let p: Promise<T>;
+    let p: T | Promise<T>;
     try {
       p = request();
     } catch (err) {
       return Promise.reject(toNetlinkError(op, err));
     }
-    return p.catch((err: unknown) => Promise.reject(toNetlinkError(op, err)));
+    return Promise.resolve(p).catch((err: unknown) => Promise.reject(toNetlinkError(op, err)));
   });
 }
 

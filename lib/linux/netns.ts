@@ -1,11 +1,11 @@
 // A network namespace handle: an fd that pins the namespace, plus an rtnetlink
 // socket that talks to it.
 import { closeSync, constants as fsc, fstatSync, openSync, statfsSync } from 'node:fs';
-import { createRtNetlink, type RtNetlinkSocket } from 'netlink/dist/rt/rt.js';
 import { errorText } from '../cni-spec/errors.ts';
 import { timed } from '../cni-spec/timing.ts';
 import { isNetnsFd, withNetns } from './addon.ts';
 import { goErrText } from './go-errno.ts';
+import { Rtnl } from './rtnl.ts';
 
 export type NetnsErrorCode =
   | 'ENOENT' // the path does not exist: DEL treats this as done (reference: NSPathNotExistErr)
@@ -50,19 +50,15 @@ export class Netns {
    * netns it was created in, whatever thread later uses it). Prefer the
    * helpers in this directory; wrap direct calls in nl() for typed errors.
    */
-  readonly rtnl: RtNetlinkSocket;
+  readonly rtnl: Rtnl;
   readonly isHost: boolean;
   #closed = false;
 
-  private constructor(path: string, fd: number, rtnl: RtNetlinkSocket, isHost: boolean) {
+  private constructor(path: string, fd: number, rtnl: Rtnl, isHost: boolean) {
     this.path = path;
     this.fd = fd;
     this.rtnl = rtnl;
     this.isHost = isHost;
-    // netlink re-emits socket errors as 'error'; unhandled, that event would
-    // throw from a native callback and kill the process. Fail the waiting
-    // requests instead: the plugin's own error handling then reports it.
-    rtnl.socket.on('error', (err) => failPending(rtnl, err));
   }
 
   /** The namespace this process runs in (the runtime's "host" side). */
@@ -73,7 +69,7 @@ export class Netns {
   static #openHost(): Netns {
     const fd = openSync(SELF_PATH, OPEN_FLAGS);
     try {
-      return new Netns(SELF_PATH, fd, createRtNetlink(), true);
+      return new Netns(SELF_PATH, fd, Rtnl.open(), true);
     } catch (err) {
       closeSync(fd);
       throw err;
@@ -99,9 +95,9 @@ export class Netns {
       if (!isNetnsFd(fd)) {
         throw new NetnsError('NOT_NETNS', path, `failed to open netns "${path}": unknown FS magic on "${path}"`);
       }
-      let rtnl: RtNetlinkSocket;
+      let rtnl: Rtnl;
       try {
-        rtnl = withNetns(fd, () => createRtNetlink());
+        rtnl = Rtnl.open(fd);
       } catch (err) {
         throw new NetnsError('ENTER_FAILED', path, `failed to open netns "${path}": ${errorText(err)}`, err);
       }
@@ -145,15 +141,11 @@ export class Netns {
     return result;
   }
 
-  /**
-   * Closes the socket and the fd. Requests still in flight are rejected:
-   * netlink@0.3.0 would otherwise leave their promises pending forever.
-   */
+  /** Closes the socket and the fd (no request is ever in flight: each one blocks until answered). */
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    failPending(this.rtnl, new Error('Netlink socket is closed'));
-    this.rtnl.socket.close();
+    this.rtnl.close();
     closeSync(this.fd);
   }
 
@@ -183,13 +175,4 @@ function assertNsfsPath(path: string): void {
   if (type !== NSFS_MAGIC && type !== PROC_SUPER_MAGIC) {
     throw new NetnsError('NOT_NETNS', path, `failed to open netns "${path}": unknown FS magic on "${path}": ${type.toString(16)}`);
   }
-}
-
-type PendingCallback = (err: Error | null) => void;
-
-/** netlink@0.3.0 keeps its waiting requests in the protected NetlinkSocket.requests map. */
-function failPending(rtnl: RtNetlinkSocket, err: Error): void {
-  const requests = (rtnl.socket as unknown as { requests?: Map<number, PendingCallback> }).requests;
-  if (!requests) return;
-  for (const cb of [...requests.values()]) cb(err);
 }

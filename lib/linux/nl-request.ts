@@ -1,6 +1,5 @@
 // Raw rtnetlink requests for payloads built by link-msg.ts/nl-codec.ts, sent on a namespace's
 // socket with the request's errors mapped to NetlinkError.
-import type { MessageType } from 'netlink/dist/rt/structs.js';
 import { nl } from './netlink-error.ts';
 import type { Netns } from './netns.ts';
 
@@ -18,5 +17,5 @@ const OP_NAMES: Readonly<Record<number, string>> = { [RTM_NEWLINK]: 'RTM_NEWLINK
 
 /** Sends one request (REQUEST|ACK plus `flags`) and waits for the kernel's answer. */
 export async function rtnlRequest(ns: Netns, type: number, payload: Buffer, flags = 0): Promise<void> {
-  await nl(OP_NAMES[type] ?? `RTM_${type}`, () => ns.rtnl.request(type as MessageType, payload, { flags }));
+  await nl(OP_NAMES[type] ?? `RTM_${type}`, () => ns.rtnl.request(type, payload, { flags }));
 }

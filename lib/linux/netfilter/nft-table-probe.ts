@@ -1,11 +1,11 @@
 // Whether an nftables table exists, asked of the kernel over nfnetlink (NFT_MSG_GETTABLE) in
 // ~0.1 ms, where `nft list table` is a process start, ~10 ms. Teardowns that must look at a
 // table which usually is not there (bridge DEL cleans both masquerade backends) ask first.
-import { createNetlink, type NetlinkSocket } from 'netlink/dist/netlink.js';
 import { encodeNfgenmsg, NETLINK_NETFILTER } from '../conntrack-codec.ts';
 import { attrString, encodeAttrs } from '../nl-codec.ts';
 import { timed } from '../../cni-spec/timing.ts';
 import { nl, isNetlinkError } from '../netlink-error.ts';
+import { NlSocket } from '../nl-socket.ts';
 
 const NFNL_SUBSYS_NFTABLES = 10;
 const NFT_MSG_GETTABLE = 1;
@@ -25,13 +25,12 @@ export function encodeGetTable(family: NftFamily, name: string): Buffer {
  * answer (nf_tables not loaded, no permission) is 'unknown': the caller then looks the slow way.
  */
 export async function nftTableExists(family: NftFamily, name: string): Promise<boolean | 'unknown'> {
-  let sock: NetlinkSocket;
+  let sock: NlSocket;
   try {
-    sock = timed('netlink', () => createNetlink(NETLINK_NETFILTER));
+    sock = timed('netlink', () => NlSocket.open(NETLINK_NETFILTER));
   } catch {
     return 'unknown';
   }
-  sock.on('error', () => {});
   try {
     await nl('NFT_MSG_GETTABLE', () => sock.request((NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_GETTABLE, encodeGetTable(family, name)));
     return true;

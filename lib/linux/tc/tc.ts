@@ -5,7 +5,6 @@ import type { Netns } from '../netns.ts';
 import { NLM_F_CREATE, NLM_F_EXCL, RTM_NEWLINK, rtnlRequest } from '../nl-request.ts';
 import { encodeNewIfb, type NewIfb } from './ifb-msg.ts';
 import { toQdiscInfo, type QdiscInfo, type RawQdisc } from './qdisc-parse.ts';
-import type { MessageType } from 'netlink/dist/rt/structs.js';
 import {
   encodeDelTbfQdisc,
   encodeGetQdisc,
@@ -34,7 +33,7 @@ export async function getQdisc(ns: Netns, ifindex: number, parent: number): Prom
   try {
     // NLM_F_ECHO: this kernel (6.18) answers a plain get with an ACK alone; the qdisc comes back
     // only as the echo of the notification.
-    const msgs = await nl('RTM_GETQDISC', () => ns.rtnl.request(RTM_GETQDISC as MessageType, encodeGetQdisc(ifindex, parent), { flags: NLM_F_ECHO }));
+    const msgs = await nl('RTM_GETQDISC', () => ns.rtnl.request(RTM_GETQDISC, encodeGetQdisc(ifindex, parent), { flags: NLM_F_ECHO }));
     const m = msgs.find((x) => (x as { kind?: string }).kind === 'tc') ?? msgs[0];
     return m && toQdiscInfo(m as unknown as RawQdisc);
   } catch (err) {

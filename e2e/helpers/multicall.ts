@@ -1,0 +1,220 @@
+// The tests of a multicall binary (one executable that carries its runtime and every program,
+// linked under each program's name): the SEA (e2e/sea.test.ts) and the Bun form
+// (e2e/bun.test.ts). The rest of the e2e suite runs against each form's bin directory too
+// (npm test's later passes, CNI_E2E_OURS_DIR); these cover what only the multicall binary has:
+// dispatch on the invoked name, in-process IPAM through its own links, no state carried over
+// from the build, and running on a node where no Node.js can be found at all.
+import { linkSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import t, { type Test } from 'tap';
+import { PROGRAM_NAMES } from '../../scripts/sea-programs.ts';
+import { pluginEnv } from '../../tools/libcni/invoke.ts';
+import { makeNetns } from './netns.ts';
+import { BASE_ENV, execPlugin, tempDir } from './plugins.ts';
+import { needsRoot, tryRun } from './sh.ts';
+
+export interface MulticallForm {
+  /** 'SEA', 'Bun': in test names and messages */
+  readonly label: string;
+  /** dist/<dir>: holds the binary cni-ts and bin/<program> */
+  readonly dir: string;
+  /** what builds it, for the message when it is missing */
+  readonly build: string;
+  /** short tag for names of links, netns and containers (a few lowercase letters) */
+  readonly tag: string;
+  /** 10.<subnet>.0.0/24 is this file's host-local range; the bridge names take the tag */
+  readonly subnet: number;
+}
+
+const PROGRAMS: readonly string[] = PROGRAM_NAMES;
+
+export function multicallTests(form: MulticallForm): void {
+  const DIR = resolve(import.meta.dirname, '..', '..', 'dist', form.dir);
+  const BINARY = join(DIR, 'cni-ts');
+  const BIN = join(DIR, 'bin');
+  const { label, tag } = form;
+  try {
+    statSync(BINARY);
+  } catch {
+    throw new Error(`no ${BINARY}: build first (${form.build})`);
+  }
+  /** The about text a plugin prints on stderr for an empty CNI_COMMAND: it names the plugin. */
+  function about(file: string): Promise<{ code: number; stdout: string; stderr: string }> {
+    return tryRun('env', ['-i', `PATH=${BASE_ENV['PATH']}`, 'CNI_COMMAND=', file]);
+  }
+
+  t.test('every program is a hard link of the one binary', async (t) => {
+    const ino = statSync(BINARY).ino;
+    for (const p of PROGRAMS) t.equal(statSync(join(BIN, p)).ino, ino, `dist/${form.dir}/bin/${p}`);
+  });
+
+  t.test('it runs the program it is invoked as: hard link, symlink, copy', async (t) => {
+    const dir = tempDir(t, `cnits-${tag}-`);
+    linkSync(BINARY, join(dir, 'static'));
+    symlinkSync(BINARY, join(dir, 'bandwidth'));
+    symlinkSync(join(BIN, 'portmap'), join(dir, 'portmap'));
+    for (const [file, plugin] of [
+      [join(BIN, 'bridge'), 'bridge'],
+      [join(BIN, 'host-local'), 'host-local'],
+      [join(dir, 'static'), 'static'],
+      [join(dir, 'bandwidth'), 'bandwidth'],
+      [join(dir, 'portmap'), 'portmap'],
+    ] as const) {
+      const r = await about(file);
+      t.equal(r.code, 0, `${file}: ${r.stderr}`);
+      t.match(r.stderr, new RegExp(`^CNI ${plugin} plugin \\(cni-ts`), `${file} runs ${plugin}`);
+    }
+  });
+
+  t.test('an unknown name prints the list of programs and exits 1', async (t) => {
+    const dir = tempDir(t, `cnits-${tag}-`);
+    symlinkSync(BINARY, join(dir, 'macvlan'));
+    for (const [file, name] of [
+      [BINARY, 'cni-ts'],
+      [join(dir, 'macvlan'), 'macvlan'],
+    ] as const) {
+      const plain = await tryRun(file, []);
+      t.equal(plain.code, 1, `${name} exits 1`);
+      t.equal(plain.stdout, '', 'nothing on stdout outside a CNI call');
+      t.match(plain.stderr, `"${name}" is not one of this executable's programs`);
+      for (const p of PROGRAMS) t.match(plain.stderr, new RegExp(`^  ${p}$`, 'm'), `lists ${p}`);
+      // executed by a runtime (CNI_COMMAND set), stdout carries a CNI error object as well
+      const asPlugin = await execPlugin(name, { command: 'VERSION' }, '', file === BINARY ? DIR : dir);
+      t.equal(asPlugin.code, 1);
+      t.match(asPlugin.json, { code: 999, msg: `unknown plugin name "${name}"` });
+    }
+  });
+
+  const BRIDGE_CONF = (dataDir: string, bridge: string) => ({
+    // 1.0.0: Debian's Go host-local (the exec control below) supports no later version
+    cniVersion: '1.0.0',
+    name: `${tag}-net`,
+    type: 'bridge',
+    bridge,
+    isGateway: true,
+    ipam: { type: 'host-local', dataDir, ranges: [[{ subnet: `10.${form.subnet}.0.0/24` }]] },
+  });
+
+  t.test('two runs draw different random veth names: no random state comes from the build', { skip: needsRoot }, async (t) => {
+    const node = await makeNetns(t, 'node');
+    const pods = await Promise.all([makeNetns(t, 'pod'), makeNetns(t, 'pod')]);
+    const conf = BRIDGE_CONF(tempDir(t, `cnits-${tag}-ipam-`), `cni-${tag}0`);
+    const names: string[] = [];
+    for (const [i, pod] of pods.entries()) {
+      const r = await execPlugin('bridge', { command: 'ADD', containerId: `${tag}-${i}`, netns: pod.path, ifname: 'eth0', nodeNetns: node.name }, conf, BIN);
+      t.equal(r.code, 0, r.stdout + r.stderr);
+      names.push(r.json?.interfaces?.[1]?.name);
+    }
+    t.match(names, [/^veth[0-9a-f]{8}$/, /^veth[0-9a-f]{8}$/]);
+    t.not(names[0], names[1], `two host veths, two names: ${names.join(' ')}`);
+  });
+
+  t.test('the environment is read at run time: natives go where this run says', { skip: needsRoot }, async (t) => {
+    const ns = await makeNetns(t, 'pod');
+    const nativeDir = join(tempDir(t, `cnits-${tag}-state-`), 'native');
+    const env = { command: 'ADD' as const, containerId: `${tag}-env`, netns: ns.path, ifname: 'eth0', baseEnv: { ...BASE_ENV, CNI_TS_NATIVE_DIR: nativeDir } };
+    const r = await execPlugin('loopback', env, { cniVersion: '1.1.0', name: 'lo', type: 'loopback' }, BIN);
+    t.equal(r.code, 0, r.stdout + r.stderr);
+    t.ok(statSync(nativeDir).isDirectory(), `${nativeDir} was made`);
+  });
+
+  t.test('bridge runs host-local in-process when CNI_PATH holds the binary under that name', { skip: needsRoot }, async (t) => {
+    const node = await makeNetns(t, 'node');
+    const pod = await makeNetns(t, 'pod');
+    const work = tempDir(t, `cnits-${tag}-exec-`);
+    // Counted with strace: one execve is the bridge itself; host-local exec'd would be a second.
+    const execs = async (cniPath: string, id: string): Promise<number> => {
+      const trace = join(work, `${id}.trace`);
+      const conf = join(work, `${id}.json`);
+      writeFileSync(conf, JSON.stringify(BRIDGE_CONF(join(work, 'ipam'), `cni-${tag}1`)));
+      const env = pluginEnv({ command: 'ADD', containerId: id, netns: pod.path, ifname: `e${id}`, cniPath: [cniPath], baseEnv: BASE_ENV });
+      const vars = Object.entries(env).map(([k, v]) => `${k}=${v}`);
+      const r = await tryRun('ip', [
+        'netns',
+        'exec',
+        node.name,
+        'env',
+        '-i',
+        ...vars,
+        'strace',
+        '-f',
+        '-qq',
+        '-e',
+        'trace=execve',
+        '-o',
+        trace,
+        'sh',
+        '-c',
+        '"$0" < "$1"',
+        join(BIN, 'bridge'),
+        conf,
+      ]);
+      t.equal(r.code, 0, `${id}: ${r.stdout} ${r.stderr}`);
+      t.match(JSON.parse(r.stdout), { ips: [{ address: new RegExp(`^10\\.${form.subnet}\\.0\\.\\d+/24$`) }] }, `${id}: an address from host-local`);
+      // sh's own execve and the bridge's are the first two
+      return (
+        readFileSync(trace, 'utf8')
+          .split('\n')
+          .filter((l) => /execve\(/.test(l) && !/ENOENT/.test(l)).length - 1
+      );
+    };
+    t.equal(await execs(BIN, 'in1'), 1, `CNI_PATH=dist/${form.dir}/bin: only the bridge was executed`);
+    // positive control: a host-local that is not this binary is executed
+    const other = join(work, 'other');
+    mkdirSync(other);
+    symlinkSync('/usr/lib/cni/host-local', join(other, 'host-local'));
+    t.equal(await execs(other, 'ex1'), 2, 'the Go host-local on CNI_PATH: executed');
+  });
+
+  // $1: the binary's bin dir; $2: the bundle dir; $3 the node netns; $4 the pod's netns path; $5 the conf.
+  // Every `node` on the usual paths is covered with /dev/null, in a mount namespace of this
+  // script alone; then node itself, the bundle (the control) and the binary are run.
+  const HIDDEN_NODE = `
+  set -e
+  for n in /usr/bin/node /usr/local/bin/node /bin/node /usr/sbin/node "$NODE_EXEC"; do
+    [ -e "$n" ] && mount --bind /dev/null "$n"
+  done
+  set +e
+  export PATH=/usr/sbin:/usr/bin:/sbin:/bin CNI_CONTAINERID=hidden CNI_NETNS="$4" CNI_IFNAME=eth0
+  node -e 0 >/dev/null 2>&1; echo "@@node $?"
+  CNI_COMMAND=VERSION CNI_PATH="$2" "$2/loopback" >/dev/null 2>&1; echo "@@bundle $?"
+  CNI_COMMAND=ADD CNI_PATH="$1" ip netns exec "$3" "$1/bridge" < "$5"; echo "@@add $?"
+  CNI_COMMAND=DEL CNI_PATH="$1" ip netns exec "$3" "$1/bridge" < "$5"; echo "@@del $?"
+  `;
+
+  t.test(`with every node binary hidden, the ${label} plugins still run (bridge + host-local ADD, DEL)`, { skip: needsRoot }, async (t: Test) => {
+    const node = await makeNetns(t, 'node');
+    const pod = await makeNetns(t, 'pod');
+    const work = tempDir(t, `cnits-${tag}-hidden-`);
+    const conf = join(work, 'conf.json');
+    writeFileSync(conf, JSON.stringify(BRIDGE_CONF(join(work, 'ipam'), `cni-${tag}2`)));
+    const bundleDir = resolve(import.meta.dirname, '..', '..', 'dist', 'bin');
+    const r = await tryRun('env', [
+      '-i',
+      `NODE_EXEC=${process.execPath}`,
+      'unshare',
+      '-m',
+      '--propagation',
+      'private',
+      'sh',
+      '-c',
+      HIDDEN_NODE,
+      'sh',
+      BIN,
+      bundleDir,
+      node.name,
+      pod.path,
+      conf,
+    ]);
+    const status = (what: string) => new RegExp(`@@${what} (\\d+)$`, 'm').exec(r.stdout)?.[1];
+    t.not(status('node'), '0', `control: node cannot run there (${r.stdout} ${r.stderr})`);
+    t.not(status('bundle'), '0', 'control: neither can the bundle, which needs node');
+    t.equal(status('add'), '0', `the ${label} bridge ADD works (${r.stdout} ${r.stderr})`);
+    const result = JSON.parse(r.stdout.slice(r.stdout.indexOf('{'), r.stdout.indexOf('@@add')));
+    t.match(result, {
+      interfaces: [{ name: `cni-${tag}2` }, { name: /^veth/ }, { name: 'eth0', sandbox: pod.path }],
+      ips: [{ address: new RegExp(`^10\\.${form.subnet}\\.0\\.`) }],
+    });
+    t.equal(status('del'), '0', 'and DEL');
+  });
+}

@@ -1,0 +1,81 @@
+// Builds the Bun form (`npm run build:bun`): dist/bun/cni-ts, one self-contained executable (Bun's
+// runtime, every program compiled to bytecode, our addon as data), and dist/bun/bin/<program>,
+// a hard link to it per program.
+//
+//   1. esbuild bundles scripts/bun-main.ts (the multicall entry) with the same options as the
+//      other forms, natives routed to scripts/bun-natives.ts (base64 in the bundle, loaded
+//      through the native store);
+//   2. `bun build --compile --bytecode` turns that CommonJS bundle into the executable, with
+//      every start-up autoload off: a plugin runs as root in whatever directory the runtime
+//      starts it in, and must not read a .env or bunfig.toml found there;
+//   3. the result is renamed into place and linked under every program's name.
+//
+// Bun itself comes from npm (devDependency `bun`, pinned; scripts/bun-path.ts finds it).
+import { spawnSync } from 'node:child_process';
+import { chmodSync, linkSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { bundle, embedNatives, nativeBlobs, root } from './bundle.ts';
+import { findBun } from './bun-path.ts';
+import { PROGRAM_NAMES } from './sea-programs.ts';
+
+const outDir = join(root, 'dist', 'bun');
+// Intermediate files (the bundle), kept for inspection.
+const work = join(root, '.cache', 'bun-build');
+const binary = join(outDir, 'cni-ts');
+
+// Bun's build reads nothing from the environment we do not mean it to (BUN_* settings).
+const CLEAN_ENV = { PATH: process.env['PATH'] ?? '/usr/sbin:/usr/bin:/sbin:/bin', HOME: work };
+
+function run(cmd: string, args: readonly string[]): void {
+  const r = spawnSync(cmd, args, { cwd: work, encoding: 'utf8', env: CLEAN_ENV });
+  if (r.error) throw new Error(`${cmd}: ${r.error.message}`);
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (exit ${r.status}):\n${r.stdout}${r.stderr}`);
+}
+
+async function main(): Promise<void> {
+  const bun = findBun(root);
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(work, { recursive: true });
+
+  const natives = Object.fromEntries(nativeBlobs().map((n) => [n.name, { sha: n.sha, size: n.bytes.length, base64: n.bytes.toString('base64') }]));
+  const code = await bundle(join(root, 'scripts', 'bun-main.ts'), {
+    plugins: [embedNatives(`export { nativeModule } from ${JSON.stringify(join(root, 'scripts', 'bun-natives.ts'))};`)],
+    define: { CNI_BUN_NATIVES: JSON.stringify(natives) },
+  });
+  writeFileSync(join(work, 'main.cjs'), code);
+
+  const tmp = join(work, 'cni-ts');
+  run(bun, [
+    'build',
+    '--compile',
+    '--bytecode',
+    '--format=cjs',
+    '--target=bun',
+    '--no-compile-autoload-dotenv',
+    '--no-compile-autoload-bunfig',
+    '--no-compile-autoload-tsconfig',
+    '--no-compile-autoload-package-json',
+    join(work, 'main.cjs'),
+    '--outfile',
+    tmp,
+  ]);
+  chmodSync(tmp, 0o755);
+  mkdirSync(outDir, { recursive: true });
+  renameSync(tmp, binary);
+
+  // Each link replaced by a rename, like the binary: tests or a runtime using dist/bun/bin
+  // while it is rebuilt see the old program or the new one, never none.
+  const binDir = join(outDir, 'bin');
+  mkdirSync(binDir, { recursive: true });
+  for (const name of readdirSync(binDir)) if (!(PROGRAM_NAMES as string[]).includes(name)) rmSync(join(binDir, name), { force: true });
+  for (const name of PROGRAM_NAMES) {
+    const tmpLink = join(binDir, `.${name}.tmp`);
+    rmSync(tmpLink, { force: true });
+    linkSync(binary, tmpLink);
+    renameSync(tmpLink, join(binDir, name));
+  }
+  const mb = (statSync(binary).size / 1e6).toFixed(1);
+  console.log(`built ${binary} (${mb} MB) and ${PROGRAM_NAMES.length} links in ${binDir}: ${PROGRAM_NAMES.join(', ')}`);
+}
+
+await main();

@@ -1,0 +1,31 @@
+// What both multicall binaries (the SEA, scripts/sea-main.ts, and the Bun form,
+// scripts/bun-main.ts) do before a program runs: find the program by the name the binary was
+// invoked as, and refuse any other name in the form a runtime understands.
+import { writeSync } from 'node:fs';
+import { basename } from 'node:path';
+import { isProgramName, PROGRAM_NAMES, type ProgramName } from './sea-programs.ts';
+
+/** argv[0]'s basename; else the executable's own file name, which for a hard link is the link's. */
+export function invokedAs(): { name: ProgramName } | { unknown: string } {
+  const names = [basename(process.argv0), basename(process.execPath)];
+  const name = names.find(isProgramName);
+  return name === undefined ? { unknown: names[0] ?? '' } : { name };
+}
+
+// Synchronous, like the plugins' own output.
+export function writeOut(fd: 1 | 2, text: string): void {
+  writeSync(fd, text);
+}
+
+/** A CNI error object on stdout, for what fails before a program's own error handling runs. */
+export function failEarly(err: unknown): void {
+  writeOut(1, `${JSON.stringify({ code: 999, msg: err instanceof Error ? err.message : String(err) }, null, 4)}\n`);
+  process.exitCode = 1;
+}
+
+export function refuseName(name: string): void {
+  writeOut(2, `cni-ts: "${name}" is not one of this executable's programs; run it as (a link named) one of:\n  ${PROGRAM_NAMES.join('\n  ')}\n`);
+  // A runtime that executed us as a plugin reads stdout: give it a CNI error object too.
+  if (process.env['CNI_COMMAND'] !== undefined) writeOut(1, `${JSON.stringify({ code: 999, msg: `unknown plugin name "${name}"` }, null, 4)}\n`);
+  process.exitCode = 1;
+}
