@@ -82,6 +82,10 @@ export class Rtnl {
     return this.#route(MessageType.NEWROUTE, data, attrs, options);
   }
 
+  delRoute(data: Route, attrs?: RouteAttrs, options?: RequestOptions): Promise<RouteMessage[]> {
+    return this.#route(MessageType.DELROUTE, data, attrs, options);
+  }
+
   getRoute(data: Route, attrs?: RouteAttrs, options?: RequestOptions): Promise<RouteMessage[]> {
     return this.#route(MessageType.GETROUTE, data, attrs, options);
   }
