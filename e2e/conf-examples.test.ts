@@ -147,27 +147,34 @@ t.test('cni-run validate on a broken example names the file, the plugin and the 
   });
 });
 
-// kind's nodes (kindnetd) write kind.conflist: ptp with no masquerade, then portmap. Two pods on
-// one node reach each other and the node, and a hostPort answers a client in another netns.
-t.test('kind.conflist: pod ↔ node, pod → pod, hostPort from beyond the node', { skip: needsRoot }, async (t) => {
-  const original = JSON.parse(readFileSync(join(dir, 'kind.conflist'), 'utf8')) as List;
-  const { node, remote, dataDir } = await makeTopology(t, { remote: true });
-  const { confDir, cacheDir } = confDirWith(t, { '10-kindnet.conflist': withDataDir(original, dataDir) });
-  const pods = [await makeNetns(t, 'kindpod'), await makeNetns(t, 'kindpod')];
-  const ips: string[][] = [];
-  for (const [i, pod] of pods.entries()) {
-    const common = ['--conf-dir', confDir, '--plugin-dir', DIST_BIN, '--cache-dir', cacheDir, '--container-id', `kind-${i}-${process.pid}`];
-    const cni = (verb: string, ...extra: string[]) => cniRun([verb, original.name, pod.path, ...common, ...extra], { nodeNetns: node.name });
-    const add = await cni('add', ...(i === 0 ? ['--port', `${HOST_PORT}:80/tcp`] : []));
-    t.equal(add.code, 0, `add pod ${i}: ${add.stderr}`);
-    t.teardown(async () => void (await cni('del')));
-    ips.push((JSON.parse(add.stdout).ips as { address: string }[]).map((ip) => ip.address.split('/')[0] as string));
-  }
-  const [a, b] = [ips[0] ?? [], ips[1] ?? []];
-  t.equal(a.length, 2, 'an address of each family');
-  for (const ip of a) t.ok(await pings(node.name, ip), `node → pod ${ip}`);
-  t.ok(await pings(pods[0]?.name ?? '', UPLINK.nodeV4), 'pod → node');
-  for (const ip of b) t.ok(await pings(pods[0]?.name ?? '', ip), `pod → pod ${ip}`);
-  await startNamedServer(t, pods[0]?.name ?? '', 'pod', { tcp: 80, udp: 81 });
-  t.equal(await tcpAnswer(remote?.name ?? '', UPLINK.nodeV4, HOST_PORT), 'pod', `hostPort ${HOST_PORT} on the node answers a client beyond it`);
-});
+// The default networks of kind and Podman run on our executables alone: kind's nodes (kindnetd)
+// write kind.conflist (ptp with no masquerade, then portmap); Podman's CNI backend writes
+// podman-default.conflist for its default network (bridge, portmap, firewall, tuning). Two pods
+// on one node reach each other and the node, and a hostPort answers a client in another netns.
+for (const [file, families] of [
+  ['kind.conflist', 2],
+  ['podman-default.conflist', 1],
+] as const) {
+  t.test(`${file}: pod ↔ node, pod → pod, hostPort from beyond the node`, { skip: needsRoot }, async (t) => {
+    const original = JSON.parse(readFileSync(join(dir, file), 'utf8')) as List;
+    const { node, remote, dataDir } = await makeTopology(t, { remote: true });
+    const { confDir, cacheDir } = confDirWith(t, { [`10-${file}`]: withDataDir(original, dataDir) });
+    const pods = [await makeNetns(t, 'expod'), await makeNetns(t, 'expod')];
+    const ips: string[][] = [];
+    for (const [i, pod] of pods.entries()) {
+      const common = ['--conf-dir', confDir, '--plugin-dir', DIST_BIN, '--cache-dir', cacheDir, '--container-id', `ex-${i}-${process.pid}`];
+      const cni = (verb: string, ...extra: string[]) => cniRun([verb, original.name, pod.path, ...common, ...extra], { nodeNetns: node.name });
+      const add = await cni('add', ...(i === 0 ? ['--port', `${HOST_PORT}:80/tcp`] : []));
+      t.equal(add.code, 0, `add pod ${i}: ${add.stderr}`);
+      t.teardown(async () => void (await cni('del')));
+      ips.push((JSON.parse(add.stdout).ips as { address: string }[]).map((ip) => ip.address.split('/')[0] as string));
+    }
+    const [a, b] = [ips[0] ?? [], ips[1] ?? []];
+    t.equal(a.length, families, `an address of each of the list's ${families} families`);
+    for (const ip of a) t.ok(await pings(node.name, ip), `node → pod ${ip}`);
+    t.ok(await pings(pods[0]?.name ?? '', UPLINK.nodeV4), 'pod → node');
+    for (const ip of b) t.ok(await pings(pods[0]?.name ?? '', ip), `pod → pod ${ip}`);
+    await startNamedServer(t, pods[0]?.name ?? '', 'pod', { tcp: 80, udp: 81 });
+    t.equal(await tcpAnswer(remote?.name ?? '', UPLINK.nodeV4, HOST_PORT), 'pod', `hostPort ${HOST_PORT} on the node answers a client beyond it`);
+  });
+}
