@@ -11,13 +11,14 @@ import {
   openContainerNetns,
   resolveMasqBackend,
   setupIpMasq,
+  settleIpv6Addresses,
   setupVeth,
   teardownIpMasq,
   waitOperUp,
 } from '../../lib/linux/index.ts';
 import { loadConf } from './conf.ts';
 import { configureContainerSide } from './container-side.ts';
-import { configureHostSide, enableForwarding } from './host-side.ts';
+import { configureHostSide, enableForwarding, skipHostDad } from './host-side.ts';
 import { planAddrs } from './route-plan.ts';
 
 export async function cmdAdd(req: CniRequest): Promise<Result> {
@@ -42,6 +43,7 @@ export async function cmdAdd(req: CniRequest): Promise<Result> {
       { name: req.ifname, mac: pair.container.mac, sandbox: req.netns },
     ];
     const routes = ipam.routes ?? [];
+    skipHostDad(host, pair.host, addrs);
     await configureContainerSide(pod, pair.container, { cniVersion: req.cniVersion, interfaces, ips, routes }, addrs);
     await configureHostSide(host, pair.host, addrs);
     if (masq) {
@@ -50,6 +52,8 @@ export async function cmdAdd(req: CniRequest): Promise<Result> {
       await setupIpMasq(masq, t);
     }
     await waitOperUp(host, pair.host.index);
+    // One address dump when nothing is tentative; a wait only if another writer turned DAD back on.
+    if (addrs.some((a) => a.hostBits === 128)) await settleIpv6Addresses(host, pair.host.index, pair.host.name, { only: (a) => /^fe[89ab]/i.test(a.address) });
     // The host end's MAC can change when it comes up in the host netns; read it again.
     const hostVeth = await getLinkByIndex(host, pair.host.index);
     if (hostVeth && interfaces[0]) interfaces[0].mac = hostVeth.mac;

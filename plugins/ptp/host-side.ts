@@ -14,17 +14,23 @@ export function enableForwarding(host: Netns, addrs: readonly AddrPlan[]): void 
 }
 
 /**
- * The gateway address skips DAD on the host veth too (every host veth carries the same
- * gateway, and the container end answers nothing): the pod can use it as soon as ADD returns.
+ * DAD off on the host veth before its carrier comes up (when the container end goes up): the
+ * link-local address the kernel then makes is usable at once. While it is tentative the node
+ * sends no neighbour solicitation for traffic it forwards to the pod (pod → pod over IPv6 is
+ * lost for a second or two after ADD), and the gateway address (the same on every host veth)
+ * would go through DAD too.
  */
-export async function configureHostSide(host: Netns, veth: { name: string; index: number }, addrs: readonly AddrPlan[]): Promise<void> {
-  if (addrs.some((a) => a.hostBits === 128)) {
-    try {
-      writeSysctl(host, `net/ipv6/conf/${veth.name}/accept_dad`, '0');
-    } catch {
-      // IPv6 off on the node: adding the address fails below with the kernel's reason.
-    }
+export function skipHostDad(host: Netns, veth: { name: string }, addrs: readonly AddrPlan[]): void {
+  if (!addrs.some((a) => a.hostBits === 128)) return;
+  try {
+    writeSysctl(host, `net/ipv6/conf/${veth.name}/accept_dad`, '0');
+  } catch {
+    // IPv6 off on the node: adding the address fails in configureHostSide with the kernel's reason.
   }
+}
+
+/** The gateway as a host address on the host veth, and a host route to each container address. */
+export async function configureHostSide(host: Netns, veth: { name: string; index: number }, addrs: readonly AddrPlan[]): Promise<void> {
   for (const a of addrs) {
     const gw = `${a.gateway}/${a.hostBits}`;
     try {
