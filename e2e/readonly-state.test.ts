@@ -58,8 +58,14 @@ async function runIn(
   mounts: string[],
   a: { command: 'ADD' | 'DEL'; conf: unknown; netns?: string; node?: TestNetns },
 ): Promise<Run> {
+  const env = pluginEnv({ command: a.command, containerId: 'ro1', netns: a.netns ?? '/var/tmp/none', ifname: 'eth0', cniPath: [i.dir], baseEnv: BASE_ENV });
+  // `env -i`: tap adds NODE_OPTIONS with its own hooks to every child it sees spawned; they live
+  // under the repo, which a case may hide under a tmpfs (a repo cloned under /tmp).
   const wrap = [
     ...(a.node ? ['ip', 'netns', 'exec', a.node.name] : []),
+    'env',
+    '-i',
+    ...Object.entries(env).map(([k, v]) => `${k}=${v}`),
     'unshare',
     '-m',
     '--propagation',
@@ -70,7 +76,6 @@ async function runIn(
     'sh',
     mounts.join(' '),
   ];
-  const env = pluginEnv({ command: a.command, containerId: 'ro1', netns: a.netns ?? '/var/tmp/none', ifname: 'eth0', cniPath: [i.dir], baseEnv: BASE_ENV });
   const r = await execRaw(join(i.dir, plugin), env, JSON.stringify(a.conf), wrap);
   const [out = '', state = ''] = r.stdout.split('@@state\n');
   let json: any;
