@@ -85,7 +85,10 @@ function storeDir(t: Test): string {
 
 const nativeFile = (n: string) => `${n}-${SHA[n]?.slice(0, 16)}.node`;
 const BOTH = ['cni_native', 'netlink'];
-const EXPECTED = { cni_native: ['withNetns', 'flock', 'isNetnsFd', 'LOCK_SH', 'LOCK_EX', 'LOCK_UN', 'LOCK_NB'], netlink: ['NativeNetlink'] };
+const EXPECTED = {
+  cni_native: ['withNetns', 'flock', 'isNetnsFd', 'nlOpen', 'nlSend', 'nlReceive', 'nlClose', 'LOCK_SH', 'LOCK_EX', 'LOCK_UN', 'LOCK_NB'],
+  netlink: ['NativeNetlink'],
+};
 
 t.test('no usable directory: each native loads as its own library from an unnamed file', async (t) => {
   // A path under a regular file can never be made: the store falls back to unnamed files.
