@@ -1,10 +1,11 @@
 // npm run bench: our plugins beside Debian's Go plugins (/usr/lib/cni) on the same work in one
 // run, rounds alternating between them, every program in a clean environment (env -i style).
-// Sections: each plugin's ADD and DEL, then the Kubernetes chain through cnitool and cni-run.
+// Sections: each plugin's ADD and DEL, then the Kubernetes chain through cnitool and cni-run,
+// then our packaged forms (bundles, Bun, SEA) beside Go, with 40 pods at once (bench/forms.ts).
 // Prints a Markdown table of medians and ratios, issue 10's targets, our plugins' phase times
 // (CNI_TIMING), and writes all of it to bench/results/latest.json.
 //
-//   npm run bench [-- --quick] [--runs N] [--only loopback,bridge,bandwidth,portmap,firewall,tuning,ptp,chain]
+//   npm run bench [-- --quick] [--runs N] [--only loopback,bridge,bandwidth,portmap,firewall,tuning,ptp,chain,forms]
 //                 [--reference DIR]   (another build of ours in the Go column: an A/B of a change)
 //
 // As root (every case lives in throwaway network namespaces); needs `npm run build` and cnitool
@@ -16,6 +17,7 @@ import { benchBandwidth } from './bandwidth.ts';
 import { benchBridge } from './bridge.ts';
 import { benchChain } from './chain.ts';
 import { benchFirewall } from './firewall.ts';
+import { benchForms, bunTargets } from './forms.ts';
 import { cniRunKind } from './cni-run.ts';
 import { GO_DIR, OURS_DIR, PhaseLog, ROOT, setReference, type Row, type SectionOptions } from './harness.ts';
 import { benchLoopback } from './loopback.ts';
@@ -33,6 +35,7 @@ const SECTIONS: Record<string, (o: SectionOptions) => Promise<Row[]>> = {
   tuning: benchTuning,
   ptp: benchPtp,
   chain: benchChain,
+  forms: benchForms,
 };
 
 const { values } = parseArgs({
@@ -76,7 +79,7 @@ const report: Report = {
   options: { runs, quick, sections: only, reference: GO_DIR, seconds: Math.round((Date.now() - started) / 1000) },
   cniRun: cniRunKind(),
   rows,
-  targets: targets(rows),
+  targets: [...targets(rows), ...bunTargets(rows)],
   phases: phases.medians(),
 };
 const m = report.machine;
