@@ -101,7 +101,8 @@ export async function cycle(ctx: Ctx, { rt, impl, verbs }: Subject, key: (verb: 
     for (const verb of verbs) {
       const inv = rt.invoke(verb, impl, netns, capArgs(8080));
       const r = await impl.agent.run({ cmd: inv.cmd, args: inv.args, env: cleanEnv(inv.env) });
-      if (impl.label !== 'go') ctx.o.phases.collect(r.stderr, `${impl.level === 0 ? '' : `, ${impl.level} pods`}${impl.label === 'ours' ? '' : ` [${impl.label}]`}`);
+      if (impl.label !== 'go')
+        ctx.o.phases.collect(r.stderr, `${impl.level === 0 ? '' : `, ${impl.level} pods`}${impl.label === 'ours' ? '' : ` [${impl.label}]`}`);
       if (r.status !== 0) {
         // The Go portmap v1.1.1 CHECK demands ip6tables rules of an IPv4-only pod and fails:
         // its time is the time to that failure (bandwidth's CHECK never runs).

@@ -107,17 +107,34 @@ function rows(ctx: Ctx, all: readonly Form[], bursts: Map<string, Burst[]>, n: n
   const ours = all.filter((f) => f.label !== 'go');
   const wall = (what: string, key: string, note?: string) => {
     for (const f of ours) {
-      out.push({ section: 'forms', name: `${what} [${f.label}]`, ours: s.median(`${f.label} ${key}`), go: s.median(`go ${key}`), oursCpu: s.cpu(`${f.label} ${key}`), goCpu: s.cpu(`go ${key}`), n, ...(note && { note }) });
+      out.push({
+        section: 'forms',
+        name: `${what} [${f.label}]`,
+        ours: s.median(`${f.label} ${key}`),
+        go: s.median(`go ${key}`),
+        oursCpu: s.cpu(`${f.label} ${key}`),
+        goCpu: s.cpu(`go ${key}`),
+        n,
+        ...(note && { note }),
+      });
     }
   };
   wall('VERSION of loopback', 'version');
   wall('loopback ADD', 'loopback');
-  for (const verb of VERBS) wall(`chain ${verb.toUpperCase()} via cnitool`, verb, verb === 'check' && ctx.goCheckFailure.text ? `Go fails: ${ctx.goCheckFailure.text}` : undefined);
+  for (const verb of VERBS)
+    wall(`chain ${verb.toUpperCase()} via cnitool`, verb, verb === 'check' && ctx.goCheckFailure.text ? `Go fails: ${ctx.goCheckFailure.text}` : undefined);
   const b = (label: string, pick: (x: Burst) => number) => median((bursts.get(label) ?? []).map(pick));
   const rounds = bursts.get('go')?.length ?? 0;
   for (const f of ours) {
     const burstRow = (what: string, pick: (x: Burst) => number, unit?: Row['unit']) =>
-      out.push({ section: 'forms', name: `${BURST} pods at once, ADD: ${what} [${f.label}]`, ours: b(f.label, pick), go: b('go', pick), n: rounds, ...(unit && { unit }) });
+      out.push({
+        section: 'forms',
+        name: `${BURST} pods at once, ADD: ${what} [${f.label}]`,
+        ours: b(f.label, pick),
+        go: b('go', pick),
+        n: rounds,
+        ...(unit && { unit }),
+      });
     burstRow('wall', (x) => x.ms);
     burstRow('CPU', (x) => x.cpuMs);
     burstRow('peak memory', (x) => x.peakMb, 'MB');

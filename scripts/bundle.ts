@@ -77,7 +77,9 @@ export const bundledBuiltins: Plugin = {
 export const netlinkEndianness: Plugin = {
   name: 'netlink-endianness',
   setup(b) {
-    b.onResolve({ filter: /^os$/ }, (args) => (/[/\\]node_modules[/\\]netlink[/\\]/.test(args.importer) ? { path: 'os', namespace: 'cni-netlink-os' } : undefined));
+    b.onResolve({ filter: /^os$/ }, (args) =>
+      /[/\\]node_modules[/\\]netlink[/\\]/.test(args.importer) ? { path: 'os', namespace: 'cni-netlink-os' } : undefined,
+    );
     b.onLoad({ filter: /.*/, namespace: 'cni-netlink-os' }, () => ({
       loader: 'js',
       contents: "export function endianness() { return new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 'LE' : 'BE'; }",

@@ -12,14 +12,7 @@ export interface BunSubprocess {
 }
 
 export interface BunRuntime {
-  spawn(o: {
-    cmd: string[];
-    stdin: Uint8Array;
-    stdout: 'pipe';
-    stderr: 'pipe';
-    env?: Record<string, string | undefined>;
-    timeout?: number;
-  }): BunSubprocess;
+  spawn(o: { cmd: string[]; stdin: Uint8Array; stdout: 'pipe'; stderr: 'pipe'; env?: Record<string, string | undefined>; timeout?: number }): BunSubprocess;
   CryptoHasher: new (algorithm: 'sha256') => { update(data: Uint8Array): { digest(encoding: 'hex'): string } };
 }
 
