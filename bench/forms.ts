@@ -1,6 +1,6 @@
 // Our packaged forms side by side with the Go reference, same run, rounds alternating: the
-// bundles (dist/bin, run by the node's Node), the Bun binary (dist/bun/bin) and, when built, the
-// Node SEA (dist/sea/bin). For each: VERSION of loopback (start-up alone), loopback ADD, the
+// bundles (dist/bin, run by the node's Node) and the Bun binary (dist/bun/bin); `--form
+// LABEL=DIR` adds another build (an older one, or a form since retired). For each: VERSION of loopback (start-up alone), loopback ADD, the
 // Kubernetes chain (conf-examples/k8s-node.conflist) ADD, CHECK and DEL of a fresh pod through
 // cnitool, and a burst of 40 pods ADDed at once, each through its own cnitool, as a node
 // does when a deployment lands: wall time of the whole burst, and CPU time and peak memory
@@ -18,20 +18,15 @@ interface Form {
   readonly dir: string;
 }
 
-/** The Go reference first, then every form of ours that is built (the bundles and the Bun binary are required). */
-function forms(): Form[] {
+/** The Go reference, our two forms, then the --form extras. */
+function forms(extra: readonly Form[]): Form[] {
   const ours = [
-    { label: 'bundles', dir: join(ROOT, 'dist', 'bin'), required: 'npm run build' },
-    { label: 'SEA', dir: join(ROOT, 'dist', 'sea', 'bin') },
-    { label: 'Bun', dir: join(ROOT, 'dist', 'bun', 'bin'), required: 'npm run build:bun' },
+    { label: 'bundles', dir: join(ROOT, 'dist', 'bin'), build: 'build first: npm run build' },
+    { label: 'Bun', dir: join(ROOT, 'dist', 'bun', 'bin'), build: 'build first: npm run build:bun' },
+    ...extra.map((f) => ({ ...f, build: `--form ${f.label}=${f.dir}` })),
   ];
-  const out: Form[] = [{ label: 'go', dir: GO_DIR }];
-  for (const f of ours) {
-    if (existsSync(join(f.dir, 'bridge'))) out.push(f);
-    else if (f.required) throw new Error(`build first: ${f.required} (${f.dir}/bridge is missing)`);
-    else process.stderr.write(` (${f.label} not built: left out)`);
-  }
-  return out;
+  for (const f of ours) if (!existsSync(join(f.dir, 'bridge'))) throw new Error(`${f.build} (${f.dir}/bridge is missing)`);
+  return [{ label: 'go', dir: GO_DIR }, ...ours];
 }
 
 interface Burst {
@@ -70,7 +65,7 @@ async function burst(impl: Impl, tag: string, round: number): Promise<Burst> {
 }
 
 export async function benchForms(o: SectionOptions): Promise<Row[]> {
-  const all = forms();
+  const all = forms(o.forms ?? []);
   const impls = all.map((f) => makeImpl(f.label, f.dir, o.tag, 0));
   const pod = `cnits-bench-forms-lo-${o.tag}`;
   const loNetns = addNetns(pod);
@@ -159,4 +154,31 @@ export function bunTargets(rows: readonly Row[]): { what: string; value: number;
     { what: `Bun: ${BURST} pods at once, CPU ≤ 1.5 × Go`, value: ratio(`${BURST} pods at once, ADD: CPU`), limit: 1.5 },
     { what: `Bun: ${BURST} pods at once, peak memory ≤ 2.5 × Go`, value: ratio(`${BURST} pods at once, ADD: peak memory`), limit: 2.5 },
   ].filter((t) => !Number.isNaN(t.value));
+}
+
+/** The forms side by side: one row per measure, one column per form, each with its ratio to Go. */
+export function formsTable(rows: readonly Row[]): string {
+  const forms = rows.filter((r) => r.section === 'forms');
+  if (forms.length === 0) return '';
+  const split = (name: string) => /^(.*) \[([^\]]+)\]$/.exec(name)?.slice(1) as [string, string] | undefined;
+  const measures = [...new Set(forms.map((r) => split(r.name)?.[0] ?? r.name))];
+  const labels = [...new Set(forms.map((r) => split(r.name)?.[1] ?? ''))];
+  const fmt = (x: number | undefined, unit: Row['unit']) =>
+    x === undefined || Number.isNaN(x) ? '–' : unit === 'MB' ? `${x.toFixed(0)} MB` : `${x.toFixed(1)} ms`;
+  const body = measures.map((m) => {
+    const of = (l: string) => forms.find((r) => r.name === `${m} [${l}]`);
+    const first = of(labels[0] ?? '');
+    return [
+      m,
+      fmt(first?.go, first?.unit),
+      ...labels.map((l) => {
+        const r = of(l);
+        return r ? `${fmt(r.ours, r.unit)} (${r.go ? (r.ours / r.go).toFixed(2) : '–'} ×)` : '–';
+      }),
+    ];
+  });
+  const header = ['medians (burst: of the rounds)', 'Go', ...labels.map((l) => `${l} (÷ Go)`)];
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join(' | ')} |`;
+  return [line(header), `| ${widths.map((w, i) => (i === 0 ? '-'.repeat(w) : `${'-'.repeat(w - 1)}:`)).join(' | ')} |`, ...body.map(line)].join('\n');
 }

@@ -185,6 +185,8 @@ export interface Row {
 
 export interface SectionOptions {
   readonly runs: number;
+  /** more builds for the forms section, by label (--form LABEL=DIR) */
+  readonly forms?: readonly { readonly label: string; readonly dir: string }[];
   readonly quick: boolean;
   readonly phases: PhaseLog;
   readonly tag: string;

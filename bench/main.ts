@@ -7,17 +7,18 @@
 //
 //   npm run bench [-- --quick] [--runs N] [--only loopback,bridge,bandwidth,portmap,firewall,tuning,ptp,chain,forms]
 //                 [--reference DIR]   (another build of ours in the Go column: an A/B of a change)
+//                 [--form LABEL=DIR]  (the forms section: one more build beside the bundles and the Bun binary)
 //
 // As root (every case lives in throwaway network namespaces); needs `npm run build` and cnitool
 // (scripts/prereqs.sh builds it into .cache/). About 5 minutes on 2 cores; --quick about 2.
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchBandwidth } from './bandwidth.ts';
 import { benchBridge } from './bridge.ts';
 import { benchChain } from './chain.ts';
 import { benchFirewall } from './firewall.ts';
-import { benchForms, bunTargets } from './forms.ts';
+import { benchForms, bunTargets, formsTable } from './forms.ts';
 import { cniRunKind } from './cni-run.ts';
 import { GO_DIR, OURS_DIR, PhaseLog, ROOT, setReference, type Row, type SectionOptions } from './harness.ts';
 import { benchLoopback } from './loopback.ts';
@@ -45,6 +46,7 @@ const { values } = parseArgs({
     only: { type: 'string' },
     out: { type: 'string', default: join(ROOT, 'bench', 'results', 'latest.json') },
     reference: { type: 'string' },
+    form: { type: 'string', multiple: true },
   },
 });
 const quick = values.quick === true;
@@ -60,7 +62,12 @@ for (const p of ['loopback', 'bridge', 'host-local', 'portmap', 'bandwidth', 'tu
 }
 
 const phases = new PhaseLog();
-const options: SectionOptions = { runs, quick, phases, tag: String(process.pid) };
+const extraForms = (values.form ?? []).map((spec) => {
+  const [label = '', dir = ''] = spec.split('=');
+  if (!/^[\w.-]+$/.test(label) || dir === '') throw new Error(`--form LABEL=DIR, not ${spec}`);
+  return { label, dir: resolve(dir) };
+});
+const options: SectionOptions = { runs, quick, phases, tag: String(process.pid), forms: extraForms };
 const loadBefore = load();
 const started = Date.now();
 const rows: Row[] = [];
@@ -86,6 +93,8 @@ const m = report.machine;
 console.log(`\n${m.cpu}, ${m.cores} cores, Linux ${m.kernel}, Node ${m.node}; Go: ${m.goPlugins}, ${m.cnitool}`);
 console.log(`load average (1, 5, 15 min) before: ${report.loadBefore}, after: ${report.loadAfter}; cni-run: ${report.cniRun}\n`);
 console.log(rowsTable(rows));
+const forms = formsTable(rows);
+if (forms !== '') console.log(`\nthe forms side by side\n\n${forms}`);
 if (report.targets.length > 0) console.log(`\n${targetsTable(report.targets)}`);
 console.log(`\nour plugins' phases (CNI_TIMING=1, medians in ms; startup: process start → dispatcher)\n\n${phasesTable(report.phases)}`);
 writeJson(values.out, report);

@@ -1,6 +1,6 @@
 // What both packaged forms share: the esbuild options, the native addons they carry, and the
 // esbuild plugin that routes every native load to the loader of the form being built.
-// scripts/build.ts makes the single-file bundles (dist/bin), scripts/build-sea.ts the SEA binary.
+// scripts/build.ts makes the single-file bundles (dist/bin), scripts/build-bun.ts the Bun binary.
 import { build, type BuildOptions, type Plugin } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';

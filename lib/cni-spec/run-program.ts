@@ -47,8 +47,7 @@ export interface RunProgramOptions {
 /** Resolves when the program has exited, whatever its status; rejects only when it could not start. */
 export async function runProgram(file: string, args: readonly string[], stdin: string | Buffer, o: RunProgramOptions = {}): Promise<ProgramOutput> {
   if (bunRuntime) return runWithBun(bunRuntime, [file, ...args], stdin, o);
-  // Loaded on first use (builtin.ts); this also keeps it out of the SEA's start-up snapshot,
-  // where Node does not vouch for this module.
+  // Loaded on first use (builtin.ts): a verb that runs no program does not pay for it.
   const { spawn } = loadBuiltin<typeof ChildProcess>('node:child_process');
   return new Promise((resolve, reject) => {
     const child = spawn(file, args, {
