@@ -196,3 +196,57 @@ export interface SectionOptions {
 export function alternate<T>(xs: readonly T[], i: number): readonly T[] {
   return i % 2 === 0 ? xs : [...xs].reverse();
 }
+
+/** What one round of addDelRounds runs for a subject on its fresh pod. */
+export interface PodCase {
+  readonly file: string;
+  readonly input: string;
+  /** CNI_PATH (default: none there) */
+  readonly cniPath?: string;
+  /** untimed set-up in the pod before ADD (a veth to tune or shape) */
+  readonly prepare?: () => void;
+}
+
+/**
+ * The plugin sections' loop: one warm-up and `o.runs` rounds; in each, every subject (order
+ * alternating) gets a fresh pod netns, its ADD then its DEL timed as "<label> ADD" and
+ * "<label> DEL", our phases collected. `between` runs once per round (a floor to time beside).
+ */
+export async function addDelRounds<S extends { readonly label: string }>(
+  o: SectionOptions,
+  agent: Agent,
+  subjects: readonly S[],
+  each: { readonly pluginCase: (s: S, pod: string, netns: string) => PodCase; readonly between?: (samples: Samples, timed: boolean) => Promise<void> },
+): Promise<Samples> {
+  const { pluginCase, between } = each;
+  const samples = new Samples();
+  let seq = 0;
+  for (let i = -1; i < o.runs; i++) {
+    for (const s of alternate(subjects, i)) {
+      const pod = `cnits-bench-pod-${o.tag}-${seq++}`;
+      const netns = addNetns(pod);
+      try {
+        const c = pluginCase(s, pod, netns);
+        c.prepare?.();
+        const env = (command: string) =>
+          cleanEnv({ CNI_COMMAND: command, CNI_CONTAINERID: pod, CNI_NETNS: netns, CNI_IFNAME: 'eth0', CNI_PATH: c.cniPath ?? '/nonexistent' });
+        const add = await agent.must(`${s.label} ADD`, { cmd: c.file, env: env('ADD'), input: c.input });
+        const del = await agent.must(`${s.label} DEL`, { cmd: c.file, env: env('DEL'), input: c.input });
+        if (s.label === 'ours' && i >= 0) o.phases.collect(add.stderr + del.stderr, ' (alone)');
+        if (i >= 0) {
+          samples.add(`${s.label} ADD`, add);
+          samples.add(`${s.label} DEL`, del);
+        }
+      } finally {
+        delNetns(pod);
+      }
+    }
+    await between?.(samples, i >= 0);
+  }
+  return samples;
+}
+
+/** A row's figures for `verb`: ours and Go's medians and mean CPU. */
+export function verbFigures(samples: Samples, verb: string, n: number): Pick<Row, 'ours' | 'go' | 'oursCpu' | 'goCpu' | 'n'> {
+  return { ours: samples.median(`ours ${verb}`), go: samples.median(`go ${verb}`), oursCpu: samples.cpu(`ours ${verb}`), goCpu: samples.cpu(`go ${verb}`), n };
+}
