@@ -9,14 +9,15 @@ import { join } from 'node:path';
 import { cniRunInvocation, type Invocation } from './cni-run.ts';
 import { addNetns, Agent, alternate, CNITOOL, cleanEnv, delNetns, GO_DIR, OURS_DIR, ROOT, Samples, type Row, type SectionOptions } from './harness.ts';
 
-type Verb = 'add' | 'check' | 'del';
-const VERBS: readonly Verb[] = ['add', 'check', 'del'];
+export type Verb = 'add' | 'check' | 'del';
+export const VERBS: readonly Verb[] = ['add', 'check', 'del'];
 const RESULTS_CACHE = '/var/lib/cni/results';
 /** pods already attached to the node when a pod is measured */
 const LEVELS = [0, 20, 100] as const;
 
-interface Impl {
-  readonly label: 'go' | 'ours';
+export interface Impl {
+  /** 'go', 'ours', or a form of ours (bench/forms.ts) */
+  readonly label: string;
   readonly dir: string;
   readonly level: number;
   readonly node: string;
@@ -27,7 +28,7 @@ interface Impl {
   readonly preloaded: string[];
 }
 
-interface Runtime {
+export interface Runtime {
   readonly label: string;
   readonly invoke: (verb: Verb, impl: Impl, netns: string, caps: string) => Invocation;
 }
@@ -41,7 +42,7 @@ export function capArgs(hostPort: number): string {
   });
 }
 
-const cnitool: Runtime = {
+export const cnitool: Runtime = {
   label: 'cnitool',
   invoke: (verb, impl, netns, caps) => ({
     cmd: CNITOOL,
@@ -54,7 +55,7 @@ function network(impl: Impl): string {
   return (JSON.parse(readFileSync(join(impl.confDir, 'k8s.conflist'), 'utf8')) as { name: string }).name;
 }
 
-function makeImpl(label: Impl['label'], dir: string, tag: string, level: number): Impl {
+export function makeImpl(label: string, dir: string, tag: string, level: number): Impl {
   const node = `cnits-bench-chain-${tag}-${label}-${level}`;
   addNetns(node);
   const confDir = mkdtempSync(join(tmpdir(), `cnits-bench-conf-${label}-`));
@@ -67,7 +68,7 @@ function makeImpl(label: Impl['label'], dir: string, tag: string, level: number)
   return { label, dir, level, node, agent: new Agent(node), confDir, dataDir, preloaded: [] };
 }
 
-function dropImpl(impl: Impl): void {
+export function dropImpl(impl: Impl): void {
   impl.agent.close();
   delNetns(impl.node);
   for (const p of impl.preloaded) delNetns(p);
@@ -78,7 +79,7 @@ function dropImpl(impl: Impl): void {
   rmSync(impl.dataDir, { recursive: true, force: true });
 }
 
-interface Ctx {
+export interface Ctx {
   readonly o: SectionOptions;
   readonly samples: Samples;
   readonly goCheckFailure: { text?: string };
@@ -86,21 +87,22 @@ interface Ctx {
 }
 
 /** What one measured cycle runs: which runtime over which plugins, which verbs. */
-interface Subject {
+export interface Subject {
   readonly rt: Runtime;
   readonly impl: Impl;
   readonly verbs: readonly Verb[];
 }
 
 /** A fresh pod through the subject's verbs (ADD, CHECK, DEL or ADD, DEL), each timed under key(verb). */
-async function cycle(ctx: Ctx, { rt, impl, verbs }: Subject, key: (verb: Verb) => string): Promise<void> {
+export async function cycle(ctx: Ctx, { rt, impl, verbs }: Subject, key: (verb: Verb) => string): Promise<void> {
   const pod = `cnits-bench-pod-${ctx.o.tag}-${ctx.seq++}`;
   const netns = addNetns(pod);
   try {
     for (const verb of verbs) {
       const inv = rt.invoke(verb, impl, netns, capArgs(8080));
       const r = await impl.agent.run({ cmd: inv.cmd, args: inv.args, env: cleanEnv(inv.env) });
-      if (impl.label === 'ours') ctx.o.phases.collect(r.stderr, impl.level === 0 ? '' : `, ${impl.level} pods`);
+      if (impl.label !== 'go')
+        ctx.o.phases.collect(r.stderr, `${impl.level === 0 ? '' : `, ${impl.level} pods`}${impl.label === 'ours' ? '' : ` [${impl.label}]`}`);
       if (r.status !== 0) {
         // The Go portmap v1.1.1 CHECK demands ip6tables rules of an IPv4-only pod and fails:
         // its time is the time to that failure (bandwidth's CHECK never runs).
@@ -121,7 +123,7 @@ const firstLine = (s: string) => {
 };
 
 /** Attaches pods until `count` are there, each with its own hostPort (not timed). */
-async function preload(ctx: Ctx, impl: Impl, count: number): Promise<void> {
+export async function preload(ctx: Ctx, impl: Impl, count: number): Promise<void> {
   while (impl.preloaded.length < count) {
     const i = impl.preloaded.length;
     const pod = `cnits-bench-pre-${ctx.o.tag}-${impl.label}-${impl.level}-${i}`;

@@ -83,6 +83,15 @@ export class Agent {
     return JSON.parse(next.value) as RunResult;
   }
 
+  /** Starts every program at once, each in the cgroup whose procs files are given; resolves when all have exited. */
+  async burst(rs: readonly RunRequest[], procs: readonly string[]): Promise<{ ms: number; results: { status: number | null; stderr: string }[] }> {
+    const req = rs.map((r) => ({ cmd: r.cmd, args: r.args ?? [], env: r.env, input: r.input ?? '' }));
+    this.#child.stdin.write(`${JSON.stringify({ burst: req, procs })}\n`);
+    const next = await this.#lines.next();
+    if (next.done) throw new Error('bench agent exited');
+    return JSON.parse(next.value) as { ms: number; results: { status: number | null; stderr: string }[] };
+  }
+
   /** As run(), but a non-zero exit is an error naming `what`. */
   async must(what: string, r: RunRequest): Promise<RunResult> {
     const res = await this.run(r);
@@ -170,12 +179,14 @@ export interface Row {
   readonly oursCpu?: number;
   readonly goCpu?: number;
   /** 'ms' unless said */
-  readonly unit?: 'ms' | 'µs' | '×';
+  readonly unit?: 'ms' | 'µs' | '×' | 'MB';
   readonly note?: string;
 }
 
 export interface SectionOptions {
   readonly runs: number;
+  /** more builds for the forms section, by label (--form LABEL=DIR) */
+  readonly forms?: readonly { readonly label: string; readonly dir: string }[];
   readonly quick: boolean;
   readonly phases: PhaseLog;
   readonly tag: string;

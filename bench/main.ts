@@ -1,21 +1,24 @@
 // npm run bench: our plugins beside Debian's Go plugins (/usr/lib/cni) on the same work in one
 // run, rounds alternating between them, every program in a clean environment (env -i style).
-// Sections: each plugin's ADD and DEL, then the Kubernetes chain through cnitool and cni-run.
+// Sections: each plugin's ADD and DEL, then the Kubernetes chain through cnitool and cni-run,
+// then our packaged forms (bundles, Bun, SEA) beside Go, with 40 pods at once (bench/forms.ts).
 // Prints a Markdown table of medians and ratios, issue 10's targets, our plugins' phase times
 // (CNI_TIMING), and writes all of it to bench/results/latest.json.
 //
-//   npm run bench [-- --quick] [--runs N] [--only loopback,bridge,bandwidth,portmap,firewall,tuning,ptp,chain]
+//   npm run bench [-- --quick] [--runs N] [--only loopback,bridge,bandwidth,portmap,firewall,tuning,ptp,chain,forms]
 //                 [--reference DIR]   (another build of ours in the Go column: an A/B of a change)
+//                 [--form LABEL=DIR]  (the forms section: one more build beside the bundles and the Bun binary)
 //
 // As root (every case lives in throwaway network namespaces); needs `npm run build` and cnitool
 // (scripts/prereqs.sh builds it into .cache/). About 5 minutes on 2 cores; --quick about 2.
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchBandwidth } from './bandwidth.ts';
 import { benchBridge } from './bridge.ts';
 import { benchChain } from './chain.ts';
 import { benchFirewall } from './firewall.ts';
+import { benchForms, bunTargets, formsTable } from './forms.ts';
 import { cniRunKind } from './cni-run.ts';
 import { GO_DIR, OURS_DIR, PhaseLog, ROOT, setReference, type Row, type SectionOptions } from './harness.ts';
 import { benchLoopback } from './loopback.ts';
@@ -33,6 +36,7 @@ const SECTIONS: Record<string, (o: SectionOptions) => Promise<Row[]>> = {
   tuning: benchTuning,
   ptp: benchPtp,
   chain: benchChain,
+  forms: benchForms,
 };
 
 const { values } = parseArgs({
@@ -42,6 +46,7 @@ const { values } = parseArgs({
     only: { type: 'string' },
     out: { type: 'string', default: join(ROOT, 'bench', 'results', 'latest.json') },
     reference: { type: 'string' },
+    form: { type: 'string', multiple: true },
   },
 });
 const quick = values.quick === true;
@@ -57,7 +62,12 @@ for (const p of ['loopback', 'bridge', 'host-local', 'portmap', 'bandwidth', 'tu
 }
 
 const phases = new PhaseLog();
-const options: SectionOptions = { runs, quick, phases, tag: String(process.pid) };
+const extraForms = (values.form ?? []).map((spec) => {
+  const [label = '', dir = ''] = spec.split('=');
+  if (!/^[\w.-]+$/.test(label) || dir === '') throw new Error(`--form LABEL=DIR, not ${spec}`);
+  return { label, dir: resolve(dir) };
+});
+const options: SectionOptions = { runs, quick, phases, tag: String(process.pid), forms: extraForms };
 const loadBefore = load();
 const started = Date.now();
 const rows: Row[] = [];
@@ -76,13 +86,15 @@ const report: Report = {
   options: { runs, quick, sections: only, reference: GO_DIR, seconds: Math.round((Date.now() - started) / 1000) },
   cniRun: cniRunKind(),
   rows,
-  targets: targets(rows),
+  targets: [...targets(rows), ...bunTargets(rows)],
   phases: phases.medians(),
 };
 const m = report.machine;
 console.log(`\n${m.cpu}, ${m.cores} cores, Linux ${m.kernel}, Node ${m.node}; Go: ${m.goPlugins}, ${m.cnitool}`);
 console.log(`load average (1, 5, 15 min) before: ${report.loadBefore}, after: ${report.loadAfter}; cni-run: ${report.cniRun}\n`);
 console.log(rowsTable(rows));
+const forms = formsTable(rows);
+if (forms !== '') console.log(`\nthe forms side by side\n\n${forms}`);
 if (report.targets.length > 0) console.log(`\n${targetsTable(report.targets)}`);
 console.log(`\nour plugins' phases (CNI_TIMING=1, medians in ms; startup: process start → dispatcher)\n\n${phasesTable(report.phases)}`);
 writeJson(values.out, report);

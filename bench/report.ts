@@ -60,6 +60,7 @@ const num = (x: number | undefined, unit: Row['unit']) => {
   if (x === undefined || Number.isNaN(x)) return '–';
   if (unit === '×') return `${x.toFixed(2)} ×`;
   if (unit === 'µs') return `${x.toFixed(0)} µs`;
+  if (unit === 'MB') return `${x.toFixed(0)} MB`;
   return `${x.toFixed(1)}`;
 };
 

@@ -2,7 +2,7 @@
 // `hyperfine`), in one run and a clean environment:
 //   VERSION of loopback and bridge (start-up alone: it must not grow with a plugin's features),
 //   loopback ADD, and bridge + host-local ADD (host-local run in-process, as installed),
-// each as the single-file bundle (dist/bin) and as the SEA binary (dist/sea/bin), beside
+// each as the single-file bundle (dist/bin) and as the Bun binary (dist/bun/bin), beside
 // `node -e 0` (in the VERSION and the loopback ADD group: a ratio compares rows measured
 // together). hyperfine runs one command after another, so on a machine whose load drifts each
 // group is run in several rounds, the order reversed each round, and the medians are over all
@@ -23,7 +23,7 @@ const ROUNDS = 4;
 const root = resolve(import.meta.dirname, '..');
 const forms = [
   { label: 'bundle', dir: join(root, 'dist', 'bin'), build: 'npm run build' },
-  { label: 'SEA', dir: join(root, 'dist', 'sea', 'bin'), build: 'npm run build:sea' },
+  { label: 'Bun', dir: join(root, 'dist', 'bun', 'bin'), build: 'npm run build:bun' },
 ];
 for (const f of forms) {
   for (const p of ['loopback', 'bridge', 'host-local']) if (!existsSync(join(f.dir, p))) throw new Error(`build first: ${f.build} (no ${f.dir}/${p})`);
@@ -159,7 +159,7 @@ const get = (label: string): number => {
 };
 const ms = (x: number) => `${x.toFixed(1).padStart(6)} ms`;
 console.log(`start-up, median of ${runs} runs in ${ROUNDS} rounds (hyperfine), node ${process.version}; load average before ${loadBefore}, after ${load()}`);
-console.log(`  ${''.padEnd(30)} ${'bundle'.padStart(9)} ${'SEA'.padStart(9)}   ${'(user+sys, bundle / SEA)'}`);
+console.log(`  ${''.padEnd(30)} ${'bundle'.padStart(9)} ${'Bun'.padStart(9)}   ${'(user+sys, bundle / Bun)'}`);
 const cpu = (label: string) => results.get(label)?.cpu.toFixed(1) ?? '-';
 for (const what of ['loopback VERSION', 'bridge VERSION', 'loopback ADD', 'bridge+host-local ADD']) {
   const [b, s] = forms.map((f) => `${f.label} ${what}`) as [string, string];
@@ -169,11 +169,11 @@ for (const label of ['node -e 0', 'node -e 0 (ADD group)']) console.log(`  ${lab
 const nodeE0 = get('node -e 0 (ADD group)');
 
 const check = (ok: boolean, text: string) => console.log(`  ${ok ? '✓' : '✗'} ${text}`);
-console.log('targets (issue #11):');
-const seaLo = get('SEA loopback ADD');
-check(seaLo <= 1.4 * nodeE0, `loopback ADD as SEA ≤ 1.4 × node -e 0: ${(seaLo / nodeE0).toFixed(2)} ×`);
-const gain = 1 - get('SEA bridge+host-local ADD') / get('bundle bridge+host-local ADD');
-check(gain >= 0.15, `bridge + host-local ADD as SEA ≥ 15 % faster than the bundle: ${(gain * 100).toFixed(0)} % faster`);
+console.log('targets:');
+const bunLo = get('Bun loopback ADD');
+check(bunLo <= nodeE0, `loopback ADD as the Bun binary under node -e 0: ${(bunLo / nodeE0).toFixed(2)} ×`);
+const gain = 1 - get('Bun bridge+host-local ADD') / get('bundle bridge+host-local ADD');
+check(gain >= 0.15, `bridge + host-local ADD as the Bun binary ≥ 15 % faster than the bundle: ${(gain * 100).toFixed(0)} % faster`);
 for (const f of forms) {
   const d = get(`${f.label} bridge VERSION`) - get(`${f.label} loopback VERSION`);
   check(d <= 5, `${f.label}: bridge VERSION within 5 ms of loopback VERSION: ${d >= 0 ? '+' : ''}${d.toFixed(1)} ms`);

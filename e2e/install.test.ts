@@ -11,7 +11,6 @@ const root = resolve(import.meta.dirname, '..');
 const INSTALL = join(root, 'scripts', 'install.sh');
 // What each form installs (every program of the build), and the plugins among them, which answer VERSION.
 const BUNDLES = readdirSync(join(root, 'dist', 'bin')).sort();
-const SEA_LINKS = readdirSync(join(root, 'dist', 'sea', 'bin')).sort();
 const BUN_LINKS = readdirSync(join(root, 'dist', 'bun', 'bin')).sort();
 const PLUGINS = readdirSync(join(root, 'plugins')).filter((p) => existsSync(join(root, 'plugins', p, 'main.ts')));
 
@@ -26,41 +25,41 @@ async function versionOf(file: string): Promise<unknown> {
   return r.code === 0 ? JSON.parse(r.stdout) : `exit ${r.code}: ${r.stdout}${r.stderr}`;
 }
 
-t.test('bundles, then the SEA over them, then bundles again', async (t) => {
+t.test('bundles, then the Bun binary over them, then bundles again', async (t) => {
   const prefix = join(tempDir(t, 'cnits-install-'), 'opt', 'cni', 'bin');
   await install(prefix);
   t.same(readdirSync(prefix).sort(), BUNDLES, 'one file per program, no temporary left');
   for (const p of PLUGINS) t.match(await versionOf(join(prefix, p)), { cniVersion: '1.1.0' }, `${p} answers`);
   for (const p of BUNDLES) t.equal(statSync(join(prefix, p)).mode & 0o777, 0o755, `${p} is 0755`);
 
-  // A runtime holding the old bridge open while the SEA replaces it still reads the old bytes.
+  // A runtime holding the old bridge open while the binary replaces it still reads the old bytes.
   const fd = openSync(join(prefix, 'bridge'), 'r');
   t.teardown(() => closeSync(fd));
   const before = statSync(join(prefix, 'bridge')).ino;
-  await install(prefix, '--sea');
-  t.same(readdirSync(prefix).sort(), [...new Set(['cni-ts', ...SEA_LINKS, ...BUNDLES])].sort(), 'the binary and its links, no temporary left');
+  await install(prefix, '--bun');
+  t.same(readdirSync(prefix).sort(), [...new Set(['cni-ts', ...BUN_LINKS, ...BUNDLES])].sort(), 'the binary and its links, no temporary left');
   const ino = statSync(join(prefix, 'cni-ts')).ino;
-  for (const p of SEA_LINKS) t.equal(statSync(join(prefix, p)).ino, ino, `${p} is a hard link to cni-ts`);
+  for (const p of BUN_LINKS) t.equal(statSync(join(prefix, p)).ino, ino, `${p} is a hard link to cni-ts`);
   t.not(ino, before, 'bridge is a new file, renamed into place');
   const head = Buffer.alloc(2);
   readSync(fd, head, 0, 2, 0);
   t.equal(head.toString(), '#!', 'the open old bridge still reads as the old script');
-  for (const p of PLUGINS) t.match(await versionOf(join(prefix, p)), { cniVersion: '1.1.0' }, `${p} answers as the SEA`);
+  for (const p of PLUGINS) t.match(await versionOf(join(prefix, p)), { cniVersion: '1.1.0' }, `${p} answers as the Bun binary`);
 
   await install(prefix);
   for (const p of BUNDLES) t.not(statSync(join(prefix, p)).ino, ino, `${p} is a bundle again`);
   t.equal(statSync(join(prefix, 'cni-ts')).nlink, 1, 'cni-ts is left with no link to it');
 });
 
-t.test('the Bun binary over the SEA: the same names, one new binary', async (t) => {
+t.test('the Bun binary over itself (an upgrade): the same names, one new binary', async (t) => {
   const prefix = join(tempDir(t, 'cnits-install-'), 'bin');
-  await install(prefix, '--sea');
-  const sea = statSync(join(prefix, 'cni-ts')).ino;
   await install(prefix, '--bun');
-  t.same(readdirSync(prefix).sort(), [...new Set(['cni-ts', ...BUN_LINKS, ...SEA_LINKS])].sort(), 'the binary and its links, no temporary left');
+  const old = statSync(join(prefix, 'cni-ts')).ino;
+  await install(prefix, '--bun');
+  t.same(readdirSync(prefix).sort(), ['cni-ts', ...BUN_LINKS].sort(), 'the binary and its links, no temporary left');
   const ino = statSync(join(prefix, 'cni-ts')).ino;
-  t.not(ino, sea, 'cni-ts is a new file, renamed into place');
-  for (const p of BUN_LINKS) t.equal(statSync(join(prefix, p)).ino, ino, `${p} is a hard link to cni-ts`);
+  t.not(ino, old, 'cni-ts is a new file, renamed into place');
+  for (const p of BUN_LINKS) t.equal(statSync(join(prefix, p)).ino, ino, `${p} is a hard link to the new cni-ts`);
   for (const p of PLUGINS) t.match(await versionOf(join(prefix, p)), { cniVersion: '1.1.0' }, `${p} answers as the Bun binary`);
 });
 

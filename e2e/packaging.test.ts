@@ -1,7 +1,7 @@
-// Our executable (either form: a single-file bundle, or the SEA binary under a plugin's name):
+// Our executable (either form: a single-file bundle, or the Bun binary under a plugin's name):
 // copied alone into an empty directory it works, extracts its natives only into a safe
 // directory, and reuses what it wrote. The bundle also keeps a V8 code cache there, one per
-// verb; the SEA keeps none (its code is in its start-up snapshot).
+// verb; the Bun binary keeps none (it carries its code as bytecode).
 import t, { type Test } from 'tap';
 import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -78,7 +78,7 @@ t.test('a damaged native is replaced, not loaded', { skip: needsRoot }, async (t
   t.equal(statSync(join(nativeDir, native)).size, size, 'the native was written again');
 });
 
-// The bundle's own mechanism (the SEA has no code cache to damage).
+// The bundle's own mechanism (the Bun binary has no code cache to damage).
 if (OURS_FORM === 'bundle') {
   t.test('a garbage code cache is ignored, and each verb has its own', { skip: needsRoot }, async (t) => {
     const { bin, nativeDir } = installAlone(t);

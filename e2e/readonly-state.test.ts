@@ -116,9 +116,7 @@ t.test("read-only /var/lib/cni: natives (and the bundle's code cache) go to /run
   t.equal(
     state.some((f) => f.endsWith('.jscache')),
     OURS_FORM === 'bundle',
-    OURS_FORM === 'bundle'
-      ? 'and the code cache'
-      : `and no code cache: the ${OURS_FORM === 'sea' ? 'SEA has its code in its snapshot' : 'Bun binary carries bytecode'}`,
+    OURS_FORM === 'bundle' ? 'and the code cache' : 'and no code cache: the Bun binary carries bytecode',
   );
 });
 

@@ -16,7 +16,7 @@ import { chmodSync, linkSync, mkdirSync, readdirSync, renameSync, rmSync, statSy
 import { join } from 'node:path';
 import { bundle, embedNatives, nativeBlobs, root } from './bundle.ts';
 import { findBun } from './bun-path.ts';
-import { PROGRAM_NAMES } from './sea-programs.ts';
+import { PROGRAM_NAMES } from './programs.ts';
 
 const outDir = join(root, 'dist', 'bun');
 // Intermediate files (the bundle), kept for inspection.

@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
 # Installs the built plugins into a CNI plugin directory:
 #
-#   scripts/install.sh [--bun | --sea] [--prefix DIR]      (DIR defaults to /opt/cni/bin)
+#   scripts/install.sh [--bun] [--prefix DIR]      (DIR defaults to /opt/cni/bin)
 #
 # Without an option: the single-file bundles of dist/bin (npm run build; they need Node >= 20
-# on the node). With --bun or --sea: the self-contained binary dist/bun/cni-ts (npm run
-# build:bun) or dist/sea/cni-ts (npm run build:sea) and a hard link to it under each
-# program's name.
+# on the node). With --bun: the self-contained binary dist/bun/cni-ts (npm run build:bun) and
+# a hard link to it under each program's name.
 #
 # A container runtime may exec a plugin at any moment, so no file is ever written in place:
 # each goes to a temporary name in DIR, is flushed to disk, and is renamed over the old one
@@ -19,7 +18,6 @@ form=bundle
 prefix=/opt/cni/bin
 while [ $# -gt 0 ]; do
   case "$1" in
-    --sea) form=sea ;;
     --bun) form=bun ;;
     --prefix)
       [ $# -ge 2 ] || { echo "install.sh: --prefix needs a directory" >&2; exit 2; }
@@ -31,7 +29,7 @@ while [ $# -gt 0 ]; do
       sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
       exit 0
       ;;
-    *) echo "install.sh: unknown argument $1 (usage: install.sh [--bun | --sea] [--prefix DIR])" >&2; exit 2 ;;
+    *) echo "install.sh: unknown argument $1 (usage: install.sh [--bun] [--prefix DIR])" >&2; exit 2 ;;
   esac
   shift
 done

@@ -1,9 +1,9 @@
-// What both multicall binaries (the SEA, scripts/sea-main.ts, and the Bun form,
-// scripts/bun-main.ts) do before a program runs: find the program by the name the binary was
-// invoked as, and refuse any other name in the form a runtime understands.
+// What the multicall binary (the Bun form, scripts/bun-main.ts) does before a program runs:
+// find the program by the name the binary was invoked as, and refuse any other name in the
+// form a runtime understands.
 import { writeSync } from 'node:fs';
 import { basename } from 'node:path';
-import { isProgramName, PROGRAM_NAMES, type ProgramName } from './sea-programs.ts';
+import { isProgramName, PROGRAM_NAMES, type ProgramName } from './programs.ts';
 
 /** argv[0]'s basename; else the executable's own file name, which for a hard link is the link's. */
 export function invokedAs(): { name: ProgramName } | { unknown: string } {

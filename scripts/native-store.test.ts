@@ -1,12 +1,13 @@
 // The native store with the real natives, each case in a child process of its own (a dlopened
 // library stays in its process): what gets loaded, what is left in the directory.
-import { buildSync } from 'esbuild';
+import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
+import { bundledBuiltins } from './bundle.ts';
 import { TEMP_MAX_AGE_MS } from './native-store-sweep.ts';
 
 const root = join(import.meta.dirname, '..');
@@ -36,17 +37,19 @@ if (process.env.T_CACHE) store.writeCache(process.env.T_CACHE, Buffer.from('cach
 console.log(JSON.stringify(out));
 `;
 
-// The store as the executables carry it: one CommonJS bundle (T_STORE: another source of it).
+// The store as the executables carry it: one CommonJS bundle, built-ins through the bundle's own
+// require (T_STORE: another source of it).
 const bundleDir = mkdtempSync(join(tmpdir(), 'cnits-store-'));
 t.teardown(() => rmSync(bundleDir, { recursive: true, force: true }));
 const STORE = join(bundleDir, 'native-store.cjs');
-buildSync({
+await build({
   entryPoints: [process.env['T_STORE'] ?? join(import.meta.dirname, 'native-store.ts')],
   bundle: true,
   platform: 'node',
   format: 'cjs',
   outfile: STORE,
   logLevel: 'warning',
+  plugins: [bundledBuiltins],
 });
 
 interface ChildRun {

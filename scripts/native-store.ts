@@ -1,7 +1,7 @@
 // Where a plugin executable puts what it carries and loads from disk: its native addons and (the
 // bundle form) its V8 code cache. Both forms use this one module, so they follow one set of
 // rules: the single-file bundles (scripts/launcher.cjs, which scripts/build.ts gives a copy of
-// this module) and the SEA binary (scripts/sea-main.ts, its natives being SEA assets).
+// this module) and the Bun binary (scripts/bun-natives.ts, its natives carried in its bundle).
 //
 // The plugins run as root, and a root process must never load code another user could have
 // replaced. So the directory (and every parent) must be owned by root or by us and not writable

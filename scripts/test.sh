@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
 # The test command (`npm test`): set up what the tests need (scripts/prereqs.sh: Debian
-# packages, cnitool), build the packaged forms (dist/bin, dist/sea, dist/bun), typecheck and
-# lint, then unit tests and e2e tests. The e2e tests run our built executables as a runtime
-# would: the whole e2e suite once against the bundles (dist/bin) and once more against each
-# multicall binary's links (dist/sea/bin, dist/bun/bin, through CNI_E2E_OURS_DIR; their tests
-# show as "[sea] e2e/…" and "[bun] e2e/…"). To run the
+# packages, cnitool), build the packaged forms (dist/bin, dist/bun), typecheck and lint, then
+# unit tests and e2e tests. The e2e tests run our built executables as a runtime would: the
+# whole e2e suite once against the bundles (dist/bin) and once more against the Bun binary's
+# links (dist/bun/bin, through CNI_E2E_OURS_DIR; those tests show as "[bun] e2e/…"). To run the
 # bridge suites against the Go reference instead: CNI_E2E_PLUGIN_DIR=/usr/lib/cni npx tap e2e/bridge-*.test.ts.
 #
 # The last line is "N passed, N failed, N skipped", counted in TESTS, not assertions (a test
@@ -22,7 +21,6 @@ stop() { echo "npm test: $*" >&2; echo "0 passed, 1 failed, 0 skipped"; exit 1; 
 
 bash scripts/prereqs.sh || stop "a prerequisite is missing (named above)"
 npm run --silent build || stop "the build failed"
-npm run --silent build:sea || stop "the SEA build failed"
 npm run --silent build:bun || stop "the Bun build failed"
 npm run --silent typecheck; typecheck=$?
 npm run --silent lint; lint=$?
@@ -33,14 +31,10 @@ trap 'rm -f "$log"' EXIT
 npx tap --reporter=tap --jobs=2 \
   'lib/**/*.test.ts' 'plugins/**/*.test.ts' 'tools/**/*.test.ts' 'scripts/**/*.test.ts' 'e2e/**/*.test.ts' | tee "$log"
 status=${PIPESTATUS[0]}
-# The e2e suite again, against a multicall form (e2e/sea.test.ts and e2e/bun.test.ts test the
-# binaries themselves and ran above). Top-level test names get a "[sea] " or "[bun] " prefix, so
-# a failure says which form it was. CI keeps two forms (the bundles and one self-contained
-# form) to stay within its time: the SEA until the benchmark has compared it with the Bun form;
-# CNI_TEST_FORMS="sea bun" npm test runs the Bun pass too.
-mapfile -t form_files < <(find e2e -name '*.test.ts' ! -path e2e/sea.test.ts ! -path e2e/bun.test.ts | sort)
-for form in ${CNI_TEST_FORMS:-sea}; do
-  case "$form" in sea | bun) ;; *) stop "CNI_TEST_FORMS: unknown form $form (sea, bun)" ;; esac
+# The e2e suite again, against the Bun form (e2e/bun.test.ts tests the binary itself and ran
+# above). Top-level test names get a "[bun] " prefix, so a failure says which form it was.
+mapfile -t form_files < <(find e2e -name '*.test.ts' ! -path e2e/bun.test.ts | sort)
+for form in bun; do
   CNI_E2E_OURS_DIR="$PWD/dist/$form/bin" npx tap --reporter=tap --jobs=2 "${form_files[@]}" \
     | sed -u "s/^\(\(not \)\{0,1\}ok [0-9]* - \|# Subtest: \)\(e2e\/\)/\1[$form] \3/" | tee -a "$log"
   form_status=${PIPESTATUS[0]}

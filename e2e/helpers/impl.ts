@@ -33,7 +33,7 @@ export interface Impl {
   readonly dir: string;
   /** a short label for test names and messages */
   readonly label: string;
-  /** true when the bridge executable is the Go reference (a compiled binary that is not ours: our SEA form is one too) */
+  /** true when the bridge executable is the Go reference (a compiled binary that is not ours: our Bun form is one too) */
   readonly isGoBinary: boolean;
   /** the reason to skip a test that needs these features, or false; see the rule above */
   lacks(...features: Feature[]): string | false;
@@ -105,7 +105,7 @@ async function load(dir: string): Promise<Impl> {
     throw new Error(`no ${absent.join(' or ')} executable in ${dir}${dir === DIST_BIN ? ' (build first: npm run build)' : ''}`);
   }
   const label = dir === DIST_BIN ? 'ours' : dir === GO_BIN ? 'go' : dir;
-  // Our executables (DIST_BIN: the bundles, or the SEA binary's links) are never probed: only
+  // Our executables (DIST_BIN: the bundles, or the Bun binary's links) are never probed: only
   // a compiled binary elsewhere is.
   const isGoBinary = dir !== DIST_BIN && isElf(join(dir, 'bridge'));
   const probed = isRoot

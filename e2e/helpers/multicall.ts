@@ -1,20 +1,20 @@
 // The tests of a multicall binary (one executable that carries its runtime and every program,
-// linked under each program's name): the SEA (e2e/sea.test.ts) and the Bun form
-// (e2e/bun.test.ts). The rest of the e2e suite runs against each form's bin directory too
-// (npm test's later passes, CNI_E2E_OURS_DIR); these cover what only the multicall binary has:
+// linked under each program's name): the Bun form (e2e/bun.test.ts). The rest of the e2e suite
+// runs against its bin directory too (npm test's second pass, CNI_E2E_OURS_DIR); these cover
+// what only the multicall binary has:
 // dispatch on the invoked name, in-process IPAM through its own links, no state carried over
 // from the build, and running on a node where no Node.js can be found at all.
 import { linkSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import t, { type Test } from 'tap';
-import { PROGRAM_NAMES } from '../../scripts/sea-programs.ts';
+import { PROGRAM_NAMES } from '../../scripts/programs.ts';
 import { pluginEnv } from '../../tools/libcni/invoke.ts';
 import { makeNetns } from './netns.ts';
 import { BASE_ENV, execPlugin, tempDir } from './plugins.ts';
 import { needsRoot, tryRun } from './sh.ts';
 
 export interface MulticallForm {
-  /** 'SEA', 'Bun': in test names and messages */
+  /** 'Bun': in test names and messages */
   readonly label: string;
   /** dist/<dir>: holds the binary cni-ts and bin/<program> */
   readonly dir: string;

@@ -1,5 +1,5 @@
 // Runs our built executables the way a runtime does: the single-file bundles in dist/bin, or,
-// with CNI_E2E_OURS_DIR=dist/sea/bin, the SEA binary's links (npm test runs the e2e suite once
+// with CNI_E2E_OURS_DIR=dist/bun/bin, the Bun binary's links (npm test runs the e2e suite once
 // for each form). Not to be confused with CNI_E2E_PLUGIN_DIR (e2e/helpers/impl.ts): which
 // implementation the bridge suites judge, ours or the Go reference.
 import { closeSync, fstatSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, symlinkSync } from 'node:fs';
@@ -9,7 +9,7 @@ import type { Test } from 'tap';
 import { execRaw, type ExecOutput, pluginEnv, type InvokeArgs } from '../../tools/libcni/invoke.ts';
 import { inNetns } from './sh.ts';
 
-/** Our executables under test (the name predates the SEA form: it may be dist/sea/bin). */
+/** Our executables under test (the name predates the Bun form: it may be dist/bun/bin). */
 export const DIST_BIN = resolve(process.env['CNI_E2E_OURS_DIR'] || join(import.meta.dirname, '..', '..', 'dist', 'bin'));
 
 /** True when the file starts as an ELF binary does (a compiled program, not a script). */
@@ -39,15 +39,17 @@ function tailHas(file: string, text: string, size = 256 * 1024): boolean {
 
 /**
  * Which packaged form DIST_BIN holds: 'bundle' (scripts with the natives and a code cache on
- * disk), 'sea' (Node with a start-up snapshot, no code cache) or 'bun' (Bun with bytecode, no
- * code cache). Known from the files, as a runtime would see them (`bun build --compile` ends
- * its payload with a "---- Bun! ----" trailer); tests of a form's own mechanics read it.
+ * disk) or 'bun' (Bun with bytecode, no code cache). Known from the files, as a runtime would
+ * see them (`bun build --compile` ends its payload with a "---- Bun! ----" trailer); tests of a
+ * form's own mechanics read it. Any other binary there is an error, not a guess.
  */
-export const OURS_FORM: 'bundle' | 'sea' | 'bun' = !isElf(join(DIST_BIN, 'loopback'))
-  ? 'bundle'
-  : tailHas(join(DIST_BIN, 'loopback'), '---- Bun! ----')
-    ? 'bun'
-    : 'sea';
+export const OURS_FORM: 'bundle' | 'bun' = formOf(join(DIST_BIN, 'loopback'));
+
+function formOf(file: string): 'bundle' | 'bun' {
+  if (!isElf(file)) return 'bundle';
+  if (tailHas(file, '---- Bun! ----')) return 'bun';
+  throw new Error(`${file} is a compiled binary but not our Bun form: CNI_E2E_OURS_DIR names no form of ours`);
+}
 export const GO_BIN = '/usr/lib/cni';
 
 /** A clean environment, as a runtime that sets only what CNI needs would give. */

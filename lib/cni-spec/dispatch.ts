@@ -98,7 +98,7 @@ function writeFd(fd: 1 | 2, s: string): void {
 /** The plugin's entry point: wires the process in and sets process.exitCode. */
 export function cniMain(spec: PluginSpec): void {
   const io: PluginIO = {
-    // The bundle runs as `node <script>`; the SEA binary is invoked by the program's own name.
+    // The bundle runs as `node <script>`; the Bun binary is invoked by the program's own name.
     program: process.argv[1] === process.execPath ? basename(process.argv0) : basename(process.argv[1] ?? ''),
     env: process.env,
     readStdin: readProcessStdin,

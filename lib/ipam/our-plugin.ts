@@ -2,12 +2,9 @@
 // single-file bundle (scripts/build.ts writes `// cni-ts plugin: <name>` as line 2 of each;
 // reading those few bytes is much cheaper than starting another Node process,
 // docs/architecture.md#in-process-ipam), or a name of the multicall binary this process is
-// itself running (the SEA, scripts/build-sea.ts, or the Bun form, scripts/build-bun.ts), which
-// runs the program it is invoked as.
+// itself running (the Bun form, scripts/build-bun.ts), which runs the program it is invoked as.
 import { accessSync, closeSync, constants, openSync, readSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
-import type * as Sea from 'node:sea';
-import { loadBuiltin } from '../cni-spec/index.ts';
 
 const MARKER = '// cni-ts plugin: ';
 const HEAD_BYTES = 128;
@@ -48,20 +45,11 @@ function sameFile(a: string, b: string): boolean {
  * The name `file` runs as when it is (a hard link of, or a symlink to) the multicall binary
  * running this process: exec'd, it would dispatch on that name to the code this process
  * carries. Only asked when the file is our own executable (never in the bundle form, whose
- * executable is node or bun itself, unless the file is that runtime: then neither check says yes).
+ * executable is node or bun itself, unless the file is that runtime: then the check says no).
  */
 function multicallName(file: string): string | undefined {
   if (!sameFile(file, process.execPath)) return undefined;
-  return isSea() || isBunStandalone() ? basename(file) : undefined;
-}
-
-function isSea(): boolean {
-  if (process.versions['bun'] !== undefined) return false;
-  try {
-    return loadBuiltin<typeof Sea>('node:sea').isSea();
-  } catch {
-    return false; // a Node without node:sea (before 20.12) runs no SEA
-  }
+  return isBunStandalone() ? basename(file) : undefined;
 }
 
 /** A `bun build --compile` executable: its entry is in Bun's embedded file system. */

@@ -1,7 +1,8 @@
 // System errors in Go's words. The reference plugins' messages end with a syscall.Errno or an
 // os.PathError as Go prints them ("file exists", "open /x: no such file or directory"), so ours
 // do too.
-import { constants } from 'node:os';
+import type * as Os from 'node:os';
+import { loadBuiltin } from '../cni-spec/builtin.ts';
 import { errorText } from '../cni-spec/errors.ts';
 
 /**
@@ -39,13 +40,20 @@ const ERRNOS: ReadonlyMap<number, readonly [code: string, text: string]> = new M
   // Kernel-internal, but tc and some drivers leak it to userspace.
   [524, ['ENOTSUPP', 'operation not supported']],
 ]);
-export const errnoByName = constants.errno as Readonly<Record<string, number>>;
+/**
+ * Every errno name the platform knows, by name. node:os is loaded on the first call only: under
+ * Bun loading it costs ~6 ms, and most runs never need a name outside ERRNOS.
+ */
+export function errnoByName(name: string): number | undefined {
+  return (loadBuiltin<typeof Os>('node:os').constants.errno as Readonly<Record<string, number>>)[name];
+}
 
 /** The kernel's name and Go's text for a positive errno ("errno N" when the table lacks it). */
 export function describeErrno(errno: number): { code: string; text: string } {
   const known = ERRNOS.get(errno);
   if (known) return { code: known[0], text: known[1] };
-  const name = Object.keys(errnoByName).find((k) => errnoByName[k] === errno);
+  const all = loadBuiltin<typeof Os>('node:os').constants.errno as Readonly<Record<string, number>>;
+  const name = Object.keys(all).find((k) => all[k] === errno);
   return { code: name ?? 'EUNKNOWN', text: `errno ${errno}` };
 }
 

@@ -46,7 +46,7 @@ export function toNetlinkError(op: string, err: unknown): NetlinkError {
   const message = typeof e?.message === 'string' ? e.message : String(err);
   const m = REJECTED.exec(message);
   if (m) {
-    const errno = m[1] !== undefined ? errnoByName[m[1]] : Math.abs(Number(m[2] ?? m[3]));
+    const errno = m[1] !== undefined ? errnoByName(m[1]) : Math.abs(Number(m[2] ?? m[3]));
     if (errno !== undefined && errno > 0) return NetlinkError.fromErrno(op, errno, err);
   }
   // ErrnoException from the binding: errno is already positive.

@@ -1,6 +1,6 @@
-// The programs of the SEA multicall binary (scripts/build-sea.ts), by the name it is invoked
+// The programs of the Bun multicall binary (scripts/build-bun.ts), by the name it is invoked
 // as: each entry imports the module a stand-alone executable runs, whose top level runs the
-// program. One line adds a program; scripts/sea-programs.test.ts checks that every plugin is here.
+// program. One line adds a program; scripts/programs.test.ts checks that every plugin is here.
 export const PROGRAMS = {
   bandwidth: () => import('../plugins/bandwidth/main.ts'),
   bridge: () => import('../plugins/bridge/main.ts'),

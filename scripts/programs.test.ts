@@ -1,13 +1,13 @@
-// The SEA multicall binary carries every plugin: a plugin added under plugins/ and not to
-// scripts/sea-programs.ts would be missing from dist/sea/bin.
+// The Bun multicall binary carries every plugin: a plugin added under plugins/ and not to
+// scripts/programs.ts would be missing from dist/bun/bin.
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { isProgramName, PROGRAM_NAMES } from './sea-programs.ts';
+import { isProgramName, PROGRAM_NAMES } from './programs.ts';
 
 const root = join(import.meta.dirname, '..');
 
-t.test('every plugin is a program of the SEA binary', async (t) => {
+t.test('every plugin is a program of the multicall binary', async (t) => {
   const plugins = readdirSync(join(root, 'plugins')).filter((p) => existsSync(join(root, 'plugins', p, 'main.ts')));
   t.ok(plugins.length >= 6, `found the plugins: ${plugins.join(', ')}`);
   for (const p of plugins) t.ok(isProgramName(p), `${p} is in PROGRAMS`);
