@@ -5,22 +5,22 @@
 // files (cnitool always uses /var/lib/cni, so both do here; the test's files there are
 // removed at the end). The chain is the Kubernetes node list with a hostPort and shaping.
 import t, { type Test } from 'tap';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { cniRun, confDirWith } from './helpers/cni-run.ts';
+import { CNITOOL_CACHE_DIR, cnitool, cnitoolMissing } from './helpers/cnitool.ts';
 import { makeNetns, type TestNetns } from './helpers/netns.ts';
 import { DIST_BIN, tempDir } from './helpers/plugins.ts';
 import { portmapRulesOf, startNamedServer, tcpAnswer } from './helpers/portmap.ts';
-import { ipJson, needsRoot, run, tryRun } from './helpers/sh.ts';
+import { ipJson, needsRoot, run } from './helpers/sh.ts';
 
-const cnitool = process.env['CNITOOL'] ?? resolve(import.meta.dirname, '..', '.cache', 'cnitool');
-const CACHE_DIR = '/var/lib/cni';
+const CACHE_DIR = CNITOOL_CACHE_DIR;
 const HOST_PORT = 18082;
 // cnitool's CAP_ARGS and cni-run's flags for the same pod: one hostPort, 10M each way.
-const CAP_ARGS = JSON.stringify({
+const CAP_ARGS = {
   portMappings: [{ hostPort: HOST_PORT, containerPort: 80, protocol: 'tcp' }],
   bandwidth: { ingressRate: 10_000_000, ingressBurst: 4_294_967_295, egressRate: 10_000_000, egressBurst: 4_294_967_295 },
-});
+};
 const FLAGS = ['--port', `${HOST_PORT}:80/tcp`, '--bandwidth', 'in=10M,out=10M'];
 
 interface Setup {
@@ -50,8 +50,7 @@ async function setup(t: Test): Promise<Setup> {
 }
 
 function cnitoolRun(s: Setup, verb: string) {
-  const env = ['-i', 'PATH=/usr/sbin:/usr/bin:/sbin:/bin', `NETCONFPATH=${s.confDir}`, `CNI_PATH=${DIST_BIN}`, `CAP_ARGS=${CAP_ARGS}`];
-  return tryRun('ip', ['netns', 'exec', s.node.name, 'env', ...env, cnitool, verb, s.network, s.pod.path]);
+  return cnitool({ confDir: s.confDir, cniPath: [DIST_BIN], nodeNetns: s.node.name, capArgs: CAP_ARGS }, verb, s.network, s.pod.path);
 }
 
 function cniRunVerb(s: Setup, verb: string, ...extra: string[]) {
@@ -100,7 +99,7 @@ async function assertNothingLeft(t: Test, s: Setup, containerId: string): Promis
   t.same(ips, [], 'no address is allocated');
 }
 
-const missing = existsSync(cnitool) ? [] : [`cnitool not built: ${cnitool} is missing (npm test builds it; by hand: bash scripts/build-cnitool.sh ${cnitool})`];
+const missing = cnitoolMissing === undefined ? [] : [cnitoolMissing];
 
 t.test('cnitool adds a pod, cni-run checks and deletes it', { skip: needsRoot }, async (t) => {
   t.same(missing, [], 'cnitool is there');

@@ -3,16 +3,16 @@
 // our executable and through Debian's Go plugin; the results must have the same shape.
 import t, { type Test } from 'tap';
 import { existsSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { cnitool, cnitoolMissing } from './helpers/cnitool.ts';
 import { makeNetns } from './helpers/netns.ts';
 import { DIST_BIN, GO_BIN, tempDir } from './helpers/plugins.ts';
-import { needsRoot, tryRun } from './helpers/sh.ts';
+import { needsRoot } from './helpers/sh.ts';
 
-const cnitool = process.env['CNITOOL'] ?? resolve(import.meta.dirname, '..', '.cache', 'cnitool');
 // Without root the test skips (the allow-listed reason); a missing cnitool or Go reference is a
 // missing prerequisite, which `npm test` installs: here it fails the test, never skips it.
 const missing = [
-  existsSync(cnitool) ? undefined : `cnitool not built: ${cnitool} is missing (npm test builds it; by hand: bash scripts/build-cnitool.sh ${cnitool})`,
+  cnitoolMissing,
   existsSync(join(GO_BIN, 'loopback')) ? undefined : `no ${GO_BIN}/loopback: Debian's containernetworking-plugins is not installed`,
 ].filter((m) => m !== undefined);
 
@@ -22,8 +22,7 @@ const list = { cniVersion: '1.0.0', name: 'lo-net', plugins: [{ type: 'loopback'
 async function cnitoolRun(t: Test, binDir: string, verb: string, netns: string) {
   const confDir = tempDir(t, 'cnits-netconf-');
   writeFileSync(join(confDir, '10-lo.conflist'), JSON.stringify(list));
-  const env = ['env', '-i', 'PATH=/usr/sbin:/usr/bin:/sbin:/bin', `NETCONFPATH=${confDir}`, `CNI_PATH=${binDir}`];
-  return tryRun(env[0] as string, [...env.slice(1), cnitool, verb, 'lo-net', netns]);
+  return cnitool({ confDir, cniPath: [binDir] }, verb, 'lo-net', netns);
 }
 
 // Newer libcni drops an empty dns object from 1.x results, Debian's older one prints {}.

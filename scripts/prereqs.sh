@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # What the tests need from the machine, set up by `npm test` before it runs them:
-#   - the Debian packages the e2e tests drive (iproute2, nftables, iptables, …) and
+#   - the Debian packages the e2e tests drive (iproute2, nftables, iptables, podman, …) and
 #     containernetworking-plugins, the Go reference plugins they compare against;
 #   - cnitool, the reference libcni client, built offline into .cache/cnitool
 #     (scripts/build-cnitool.sh; CNITOOL=path uses another one).
@@ -15,7 +15,10 @@ cd "$(dirname "$0")/.."
 missing() { echo "prerequisite missing: $*" >&2; exit 1; }
 log() { echo "prereqs: $*" >&2; }
 
-packages=(iproute2 nftables iptables iperf3 iputils-ping containernetworking-plugins kmod procps strace)
+# podman (4.3, CNI backend) with runc, and busybox-static for its image: e2e/podman.test.ts. Its
+# dependencies come along (conmon, crun, containers-common); nothing is started (the package
+# only enables systemd units), and its one file under /etc/cni/net.d is not read by the tests.
+packages=(iproute2 nftables iptables iperf3 iputils-ping containernetworking-plugins kmod procps strace podman runc busybox-static)
 command -v dpkg-query >/dev/null 2>&1 || missing "Debian packages ${packages[*]}: dpkg-query not found (the tests expect Debian)"
 absent=()
 for p in "${packages[@]}"; do

@@ -2,8 +2,11 @@
 // (ip, bridge, nft, iptables-save): what tests assert on, and what must be gone after DEL.
 // "Nothing there" is only an answer when the tool said so (no such device, no such table);
 // a tool that failed otherwise throws, so a "nothing is left" assertion cannot pass on it.
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { masqChainName } from '../../lib/linux/netfilter/names.ts';
+import { firewallStateOf } from './firewall.ts';
+import { portmapRulesOf } from './portmap.ts';
 import { ipJson, nsExec, nsRun } from './sh.ts';
 import { UPLINK } from './topology.ts';
 
@@ -137,6 +140,51 @@ export async function leftovers(o: { node: string; pod?: string; dataDir: string
     'masquerade rules': masq,
     'spoofcheck rules': spoof,
     'links in pod': pod,
+  };
+  return Object.fromEntries(Object.entries(found).filter(([, v]) => v.length > 0));
+}
+
+export interface AttachmentRef {
+  readonly node: string;
+  readonly network: string;
+  readonly containerId: string;
+  /** the pod's netns name (none: the pod's netns is not the test's to look into) */
+  readonly pod?: string;
+  /** host-local's dataDir */
+  readonly dataDir: string;
+  /** the ADD result: its addresses, and the host-side interfaces (no sandbox) it names */
+  readonly result: { ips?: { address: string }[]; interfaces?: { name: string; sandbox?: string }[] };
+  /** the runtime's cache file of the attachment, if it has one */
+  readonly cacheFile?: string;
+}
+
+/**
+ * What one attachment of any chain (bridge or ptp, host-local, portmap, firewall) left: its host
+ * veth, its address files, its masquerade chain and rules, its port mapping chain and rules, the
+ * firewall rules naming its addresses, links in its pod, its cache file. Shared chains (the
+ * portmap and firewall entry chains, the bridge) stay, as with the reference plugins.
+ */
+export async function attachmentTraces(a: AttachmentRef): Promise<Record<string, string[]>> {
+  const ips = (a.result.ips ?? []).map((ip) => ip.address.split('/')[0] as string);
+  const hostIfs = (a.result.interfaces ?? []).filter((i) => i.sandbox === undefined).map((i) => i.name);
+  const chain = masqChainName(a.network, a.containerId);
+  const [present, masq, masqChain, portmap, firewall, pod] = await Promise.all([
+    // a bridge stays when its last pod goes: only the attachment's own veth counts
+    Promise.all(hostIfs.map(async (n) => ((await link(a.node, n))?.linkinfo?.info_kind === 'veth' ? [n] : []))),
+    masqRulesOf(a.node, a.containerId, ips),
+    iptablesMasq(a.node).then((ls) => ls.filter((l) => l.includes(chain))),
+    portmapRulesOf(a.node, a.network, a.containerId),
+    firewallStateOf(a.node, ips),
+    a.pod === undefined ? Promise.resolve([]) : podLinks(a.pod),
+  ]);
+  const found: Record<string, string[]> = {
+    'host veth': present.flat(),
+    'IP files': ipFiles(a.dataDir, a.network).filter((f) => ips.includes(f)),
+    'masquerade rules': [...new Set([...masq, ...masqChain])],
+    'port mapping rules': portmap,
+    'firewall rules': firewall,
+    'links in pod': pod,
+    'cached result': a.cacheFile !== undefined && existsSync(a.cacheFile) ? [a.cacheFile] : [],
   };
   return Object.fromEntries(Object.entries(found).filter(([, v]) => v.length > 0));
 }

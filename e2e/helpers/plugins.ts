@@ -2,7 +2,7 @@
 // with CNI_E2E_OURS_DIR=dist/bun/bin, the Bun binary's links (npm test runs the e2e suite once
 // for each form). Not to be confused with CNI_E2E_PLUGIN_DIR (e2e/helpers/impl.ts): which
 // implementation the bridge suites judge, ours or the Go reference.
-import { closeSync, fstatSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
+import { closeSync, fstatSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Test } from 'tap';
@@ -86,5 +86,15 @@ export async function execPlugin(
 export function tempDir(t: Test, prefix = 'cnits-'): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/**
+ * A plugin dir holding only our executables: a temp dir of links to every file of DIST_BIN (so
+ * it follows CNI_E2E_OURS_DIR), for a client that must find nothing else on its plugin path.
+ */
+export function oursOnlyDir(t: Test): string {
+  const dir = tempDir(t, 'cnits-ours-');
+  for (const f of readdirSync(DIST_BIN)) symlinkSync(join(DIST_BIN, f), join(dir, f));
   return dir;
 }

@@ -66,6 +66,13 @@ const go = () => { u.send('?', Number(process.argv[2]), host); setTimeout(() => 
 if (process.argv[3]) u.bind(Number(process.argv[3]), go); else go();
 `;
 
+const HTTP_CLIENT = `
+const req = require('http').get(process.argv[1], { timeout: 1500 }, (res) => {
+  let d = ''; res.on('data', (b) => (d += b)); res.on('end', () => { process.stdout.write(d); process.exit(res.statusCode === 200 ? 0 : 3); });
+});
+req.on('timeout', () => process.exit(2)); req.on('error', (e) => { process.stderr.write(e.message); process.exit(1); });
+`;
+
 const CLEAN_PATH = 'PATH=/usr/sbin:/usr/bin:/sbin:/bin';
 
 /** Starts the naming server in `ns` on tcpPort and udpPort; killed in teardown. */
@@ -77,6 +84,12 @@ export async function startNamedServer(t: Test, ns: string, name: string, ports:
 export async function tcpAnswer(from: string, addr: string, port: number): Promise<string> {
   const r = await nsExec(from, 'env', ['-i', CLEAN_PATH, process.execPath, '-e', TCP_CLIENT, addr, String(port)]);
   return r.code === 0 ? r.stdout.trim() : '';
+}
+
+/** The body of a 200 answer to an HTTP GET of `url` from `from`; '' when there is none. */
+export async function httpBody(from: string, url: string): Promise<string> {
+  const r = await nsExec(from, 'env', ['-i', CLEAN_PATH, process.execPath, '-e', HTTP_CLIENT, url]);
+  return r.code === 0 ? r.stdout : '';
 }
 
 /** Who answers a UDP datagram from `from` to addr:port (from source port `sport`, if given); '' when nobody does. */

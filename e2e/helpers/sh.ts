@@ -21,6 +21,17 @@ export async function tryRun(cmd: string, args: readonly string[]): Promise<{ co
   }
 }
 
+// Bind-mounts $0 over $1 in the private mount namespace unshare made, then runs the rest.
+const BIND_THEN_EXEC = 'mount --bind "$0" "$1" && shift && exec "$@"';
+
+/**
+ * The command line that runs `cmd` with directory `source` mounted over `target` (which must
+ * exist), in a mount namespace of its own: the machine's `target` is neither read nor written.
+ */
+export function withDirOver(source: string, target: string, cmd: readonly string[]): string[] {
+  return ['unshare', '--mount', '--propagation', 'private', '--', 'sh', '-c', BIND_THEN_EXEC, source, target, ...cmd];
+}
+
 /** The command prefix that runs a program inside netns `ns`. */
 export const inNetns = (ns: string): string[] => ['ip', 'netns', 'exec', ns];
 

@@ -7,6 +7,7 @@
 // subnets: a reply only comes back when the node masqueraded the pod's traffic.
 // Every netns, server process and temp dir is removed in the test's teardown, even on failure.
 import { spawn } from 'node:child_process';
+import { BlockList } from 'node:net';
 import type { Test } from 'tap';
 import { makeNetns, type TestNetns } from './netns.ts';
 import { tempDir } from './plugins.ts';
@@ -73,6 +74,15 @@ export async function pings(from: string, addr: string): Promise<boolean> {
   const family = addr.includes(':') ? ['-6'] : ['-4'];
   const r = await nsExec(from, 'ping', [...family, '-c1', '-W2', '-n', '-q', addr]);
   return r.code === 0;
+}
+
+/** Whether `address` (with or without /prefix) lies in `subnet`. */
+export function inSubnet(address: string, subnet: string): boolean {
+  const [net = '', len = ''] = subnet.split('/');
+  const family = net.includes(':') ? 'ipv6' : 'ipv4';
+  const block = new BlockList();
+  block.addSubnet(net, Number(len), family);
+  return block.check(address.split('/')[0] ?? '', family);
 }
 
 // A TCP server that answers each connection with the peer address it sees, then closes.
