@@ -2,6 +2,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { NOT_ROOT } from './skip-reasons.ts';
+import './spawn-env.ts';
 
 const execFileP = promisify(execFile);
 
