@@ -1,11 +1,9 @@
 // The file-system rules of the native store (scripts/native-store.ts): which directories are
 // safe to load code from, how a file is written so that no reader sees part of it, and how a
 // stored file is judged before it is reused.
-import type * as Crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { bunRuntime } from '../lib/cni-spec/bun-runtime.ts';
-import { loadBuiltin } from '../lib/cni-spec/builtin.ts';
+import { hexDigest } from '../lib/cni-spec/digest.ts';
 
 export class UnsafeDirError extends Error {}
 
@@ -132,13 +130,11 @@ export function openVerified(file: string, sha: string, size: number, uid: numbe
 
 // Hashing the stored copy is the cheap way to check all of it: the bundle would have to read
 // and base64-decode its embedded copy to compare bytes, which costs several times more (measured),
-// and node:crypto is already loaded when Node starts. Bun's node:crypto is not: loading it costs
-// more than the hash (~8 ms measured), so Bun's own hasher does it there.
+// and the digest is cheap in both runtimes (lib/cni-spec/digest.ts).
 function sha256Of(fd: number, size: number): string {
   const buf = Buffer.allocUnsafe(size);
   let got = 0;
   for (let n; got < size && (n = fs.readSync(fd, buf, got, size - got, got)) > 0;) got += n;
   if (got !== size) return '';
-  if (bunRuntime) return new bunRuntime.CryptoHasher('sha256').update(buf).digest('hex');
-  return loadBuiltin<typeof Crypto>('node:crypto').createHash('sha256').update(buf).digest('hex');
+  return hexDigest('sha256', buf);
 }
