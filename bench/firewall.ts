@@ -3,7 +3,7 @@
 // backend), each subject in its own node netns where the shared chains already exist (the
 // steady state of a node: the first pod made them), a fresh pod address per run.
 import { join } from 'node:path';
-import { addNetns, Agent, alternate, cleanEnv, delNetns, GO_DIR, OURS_DIR, Samples, type Row, type SectionOptions } from './harness.ts';
+import { addNetns, Agent, alternate, cleanEnv, delNetns, floorRows, GO_DIR, OURS_DIR, Samples, timeVersion, type Row, type SectionOptions } from './harness.ts';
 
 interface Subject {
   readonly label: string;
@@ -59,6 +59,7 @@ export async function benchFirewall(o: SectionOptions): Promise<Row[]> {
         if (i >= 0) {
           samples.add(`${s.label} ADD`, add);
           samples.add(`${s.label} DEL`, del);
+          samples.add(`${s.label} VERSION`, await timeVersion(agent, s.label, s.bin));
         }
       }
     }
@@ -80,5 +81,7 @@ export async function benchFirewall(o: SectionOptions): Promise<Row[]> {
     { section: 'firewall', name: 'DEL (iptables)', ...row('ours', 'DEL') },
     { section: 'firewall', name: 'ADD (nftables; Go: iptables)', ...row('ours-nft', 'ADD') },
     { section: 'firewall', name: 'DEL (nftables; Go: iptables)', ...row('ours-nft', 'DEL') },
+    ...floorRows(samples, { section: 'firewall', verbs: ['ADD', 'DEL'], n: o.runs, suffix: ' (iptables)' }),
+    ...floorRows(samples, { section: 'firewall', verbs: ['ADD', 'DEL'], n: o.runs, ours: 'ours-nft', suffix: ' (nftables; Go: iptables)' }).slice(1),
   ];
 }

@@ -7,7 +7,11 @@ import { join, resolve } from 'node:path';
 import { parseTiming } from '../lib/cni-spec/timing.ts';
 
 export const ROOT = resolve(import.meta.dirname, '..');
-export const OURS_DIR = join(ROOT, 'dist', 'bin');
+/** Our plugins: the bundles, or (--ours DIR) another form, e.g. dist/bun/bin. */
+export let OURS_DIR = join(ROOT, 'dist', 'bin');
+export function setOurs(dir: string): void {
+  OURS_DIR = dir;
+}
 /** The reference: Debian's Go plugins, or (--reference DIR) another build of ours, for an A/B of a change. */
 export let GO_DIR = '/usr/lib/cni';
 export function setReference(dir: string): void {
@@ -244,6 +248,26 @@ export async function addDelRounds<S extends { readonly label: string }>(
     await between?.(samples, i >= 0);
   }
   return samples;
+}
+
+/** A plugin's VERSION: its process floor (the runtime's start and our dispatch, no verb work). */
+export async function timeVersion(agent: Agent, label: string, file: string): Promise<RunResult> {
+  return agent.must(`${label} VERSION`, { cmd: file, env: cleanEnv({ CNI_COMMAND: 'VERSION' }), input: '{"cniVersion":"1.0.0"}' });
+}
+
+/**
+ * The VERSION row, and for each verb the work above that floor: the verb's median less
+ * VERSION's median, for ours (samples `${ours} VERB`) and Go's (`go VERB`).
+ */
+export function floorRows(
+  samples: Samples,
+  { section, verbs, n, ours = 'ours', suffix = '' }: { section: string; verbs: readonly string[]; n: number; ours?: string; suffix?: string },
+): Row[] {
+  const above = (label: string, verb: string) => samples.median(`${label} ${verb}`) - samples.median(`${label} VERSION`);
+  return [
+    { section, name: `VERSION (the process floor, same rounds)${suffix}`, ours: samples.median(`${ours} VERSION`), go: samples.median('go VERSION'), n },
+    ...verbs.map((verb) => ({ section, name: `${verb} above the floor (${verb} − VERSION)${suffix}`, ours: above(ours, verb), go: above('go', verb), n })),
+  ];
 }
 
 /** A row's figures for `verb`: ours and Go's medians and mean CPU. */

@@ -1,13 +1,15 @@
 // npm run bench: our plugins beside Debian's Go plugins (/usr/lib/cni) on the same work in one
 // run, rounds alternating between them, every program in a clean environment (env -i style).
 // Sections: each plugin's ADD and DEL, then the Kubernetes chain through cnitool and cni-run,
-// then our packaged forms (bundles, Bun, SEA) beside Go, with 40 pods at once (bench/forms.ts).
+// then our packaged forms (the bundles and the Bun binary) beside Go, with 40 pods at once (bench/forms.ts).
 // Prints a Markdown table of medians and ratios, issue 10's targets, our plugins' phase times
 // (CNI_TIMING), and writes all of it to bench/results/latest.json.
 //
 //   npm run bench [-- --quick] [--runs N] [--only loopback,bridge,bandwidth,portmap,firewall,tuning,ptp,chain,forms]
 //                 [--reference DIR]   (another build of ours in the Go column: an A/B of a change)
 //                 [--form LABEL=DIR]  (the forms section: one more build beside the bundles and the Bun binary)
+//                 [--ours DIR]        (our plugins from DIR instead of the bundles, e.g. dist/bun/bin;
+//                                      not the cni-run and forms sections, which name their builds)
 //
 // As root (every case lives in throwaway network namespaces); needs `npm run build` and cnitool
 // (scripts/prereqs.sh builds it into .cache/). About 5 minutes on 2 cores; --quick about 2.
@@ -20,7 +22,7 @@ import { benchChain } from './chain.ts';
 import { benchFirewall } from './firewall.ts';
 import { benchForms, bunTargets, formsTable } from './forms.ts';
 import { cniRunKind } from './cni-run.ts';
-import { GO_DIR, OURS_DIR, PhaseLog, ROOT, setReference, type Row, type SectionOptions } from './harness.ts';
+import { GO_DIR, OURS_DIR, PhaseLog, ROOT, setOurs, setReference, type Row, type SectionOptions } from './harness.ts';
 import { benchLoopback } from './loopback.ts';
 import { benchPortmap } from './portmap.ts';
 import { benchPtp } from './ptp.ts';
@@ -46,6 +48,7 @@ const { values } = parseArgs({
     only: { type: 'string' },
     out: { type: 'string', default: join(ROOT, 'bench', 'results', 'latest.json') },
     reference: { type: 'string' },
+    ours: { type: 'string' },
     form: { type: 'string', multiple: true },
   },
 });
@@ -55,6 +58,7 @@ const only = values.only?.split(',') ?? Object.keys(SECTIONS);
 for (const s of only) if (!(s in SECTIONS)) throw new Error(`unknown section ${s} (known: ${Object.keys(SECTIONS).join(', ')})`);
 
 if (values.reference !== undefined) setReference(values.reference);
+if (values.ours !== undefined) setOurs(resolve(values.ours));
 if (process.getuid?.() !== 0) throw new Error('the bench needs root: it makes network namespaces');
 for (const p of ['loopback', 'bridge', 'host-local', 'portmap', 'bandwidth', 'tuning', 'ptp']) {
   if (!existsSync(join(OURS_DIR, p))) throw new Error(`build first: npm run build (${join(OURS_DIR, p)} is missing)`);
@@ -83,7 +87,7 @@ const report: Report = {
   machine: machine(),
   loadBefore,
   loadAfter: load(),
-  options: { runs, quick, sections: only, reference: GO_DIR, seconds: Math.round((Date.now() - started) / 1000) },
+  options: { runs, quick, sections: only, reference: GO_DIR, ours: OURS_DIR, seconds: Math.round((Date.now() - started) / 1000) },
   cniRun: cniRunKind(),
   rows,
   targets: [...targets(rows), ...bunTargets(rows)],

@@ -4,7 +4,20 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { addDelRounds, addNetns, Agent, cleanEnv, delNetns, GO_DIR, OURS_DIR, sh, verbFigures, type Row, type SectionOptions } from './harness.ts';
+import {
+  addDelRounds,
+  addNetns,
+  Agent,
+  delNetns,
+  floorRows,
+  GO_DIR,
+  OURS_DIR,
+  sh,
+  timeVersion,
+  verbFigures,
+  type Row,
+  type SectionOptions,
+} from './harness.ts';
 
 function tuningConf(netns: string, dataDir: string): string {
   return JSON.stringify({
@@ -37,14 +50,16 @@ export async function benchTuning(o: SectionOptions): Promise<Row[]> {
         prepare: () => sh('ip', ['-n', pod, 'link', 'add', 'eth0', 'type', 'veth', 'peer', 'name', 'peer0']),
       }),
       between: async (samples, timed) => {
-        const bare = await agent.must('node -e 0', { cmd: process.execPath, args: ['-e', '0'], env: cleanEnv() });
-        if (timed) samples.add('node', bare);
+        for (const s of subjects) {
+          const v = await timeVersion(agent, s.label, s.file);
+          if (timed) samples.add(`${s.label} VERSION`, v);
+        }
       },
     });
     return [
       { section: 'tuning', name: 'ADD (sysctl, MAC, MTU, promisc)', ...verbFigures(samples, 'ADD', o.runs) },
       { section: 'tuning', name: 'DEL (restores)', ...verbFigures(samples, 'DEL', o.runs) },
-      { section: 'tuning', name: '`node -e 0` (the floor, same rounds)', ours: samples.median('node'), oursCpu: samples.cpu('node'), n: o.runs },
+      ...floorRows(samples, { section: 'tuning', verbs: ['ADD', 'DEL'], n: o.runs }),
     ];
   } finally {
     agent.close();

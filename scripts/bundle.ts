@@ -5,6 +5,7 @@ import { build, type BuildOptions, type Plugin } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { parseBarrel, rewriteImports, type BarrelMap } from './debarrel.ts';
 
 export const root = resolve(import.meta.dirname, '..');
 
@@ -87,6 +88,22 @@ export const netlinkEndianness: Plugin = {
   },
 };
 
+// The layers' barrels (scripts/debarrel.ts says why the bundles bypass them).
+const BARRELS = ['lib/cni-spec/index.ts', 'lib/linux/index.ts', 'lib/linux/netfilter/index.ts', 'lib/linux/tc/index.ts'];
+
+/** Our modules' imports from a barrel become imports from the modules that define the names. */
+export const debarrel: Plugin = {
+  name: 'debarrel',
+  setup(b) {
+    const barrels = new Map<string, BarrelMap>(BARRELS.map((f) => [join(root, f), parseBarrel(join(root, f))]));
+    const ours = new RegExp(`^${root.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/(lib|plugins|tools|scripts)/.*\\.ts$`);
+    b.onLoad({ filter: ours, namespace: 'file' }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      return { loader: 'ts', contents: rewriteImports(source, resolve(args.path, '..'), barrels) };
+    });
+  },
+};
+
 /** The esbuild options both forms use; minify whitespace and syntax, no renaming (measured). */
 export const bundleOptions = {
   bundle: true,
@@ -104,7 +121,7 @@ export const bundleOptions = {
 
 /** One entry bundled with bundleOptions; `plugins` come after bundledBuiltins. */
 export async function bundle(entry: string, o: BuildOptions = {}): Promise<string> {
-  const res = await build({ ...bundleOptions, entryPoints: [entry], ...o, plugins: [bundledBuiltins, netlinkEndianness, ...(o.plugins ?? [])] });
+  const res = await build({ ...bundleOptions, entryPoints: [entry], ...o, plugins: [bundledBuiltins, netlinkEndianness, debarrel, ...(o.plugins ?? [])] });
   const out = res.outputFiles?.[0];
   if (!out) throw new Error(`esbuild produced no output for ${entry}`);
   if (!/^\p{ASCII}*$/u.test(out.text)) throw new Error(`bundle of ${entry} is not ASCII`);

@@ -1,11 +1,23 @@
 // The file-system rules of the native store (scripts/native-store.ts): which directories are
 // safe to load code from, how a file is written so that no reader sees part of it, and how a
 // stored file is judged before it is reused.
-import type * as Crypto from 'node:crypto';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { bunRuntime } from '../lib/cni-spec/bun-runtime.ts';
-import { loadBuiltin } from '../lib/cni-spec/builtin.ts';
+import {
+  type Stats,
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
+import { dirname } from 'node:path';
+import { hexDigest } from '../lib/cni-spec/digest.ts';
 
 export class UnsafeDirError extends Error {}
 
@@ -20,27 +32,27 @@ export function errno(e: unknown): string | undefined {
 // Every ancestor must be safe too: whoever can rename a parent can swap the whole directory.
 // Sticky directories (like /tmp) are fine, since there only the owner may rename an entry.
 export function assertSafeDir(dir: string, uid: number): void {
-  for (let d = dir; ; d = path.dirname(d)) {
-    const st = fs.lstatSync(d);
+  for (let d = dir; ; d = dirname(d)) {
+    const st = lstatSync(d);
     if (!st.isDirectory()) throw new UnsafeDirError(`${d} is not a directory`);
     if (st.uid !== 0 && st.uid !== uid) throw new UnsafeDirError(`${d} is owned by uid ${st.uid}`);
     const writableByOthers = (st.mode & 0o022) !== 0;
     const sticky = (st.mode & 0o1000) !== 0;
     if (writableByOthers && !(sticky && d !== dir)) throw new UnsafeDirError(`${d} is writable by group or others`);
-    if (d === path.dirname(d)) return;
+    if (d === dirname(d)) return;
   }
 }
 
 // One mkdir per missing component (Node's recursive mkdir spins on ENOENT under /proc).
 export function mkdirAll(dir: string, mode: number): void {
   const missing: string[] = [];
-  for (let d = dir; !fs.existsSync(d); d = path.dirname(d)) {
+  for (let d = dir; !existsSync(d); d = dirname(d)) {
     missing.push(d);
-    if (d === path.dirname(d)) break;
+    if (d === dirname(d)) break;
   }
   for (const d of missing.reverse()) {
     try {
-      fs.mkdirSync(d, { mode });
+      mkdirSync(d, { mode });
     } catch (e) {
       if (errno(e) !== 'EEXIST') throw e;
     }
@@ -48,7 +60,7 @@ export function mkdirAll(dir: string, mode: number): void {
 }
 
 /** A regular file we (or root) own that nobody else may write: the only kind we reuse. */
-export function isOurs(st: fs.Stats, uid: number): boolean {
+export function isOurs(st: Stats, uid: number): boolean {
   return st.isFile() && (st.uid === 0 || st.uid === uid) && (st.mode & 0o022) === 0;
 }
 
@@ -56,7 +68,7 @@ export function isOurs(st: fs.Stats, uid: number): boolean {
 // is complete only when every byte went out.
 export function writeAll(fd: number, bytes: Uint8Array): void {
   for (let off = 0; off < bytes.length;) {
-    const n = fs.writeSync(fd, bytes, off, bytes.length - off);
+    const n = writeSync(fd, bytes, off, bytes.length - off);
     if (n <= 0) throw new Error(`short write: ${off} of ${bytes.length} bytes`);
     off += n;
   }
@@ -72,7 +84,7 @@ function tempName(file: string): string {
 /** Temp names writeAtomic makes for `<file>`: `<file>.<suffix>.tmp`. */
 export const TEMP_SUFFIX = /\.[0-9a-z-]+\.tmp$/;
 
-const EXCL = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL;
+const EXCL = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL;
 
 /**
  * Exclusive create of a fresh temp name, every byte written, fsync, then atomic rename: a reader
@@ -84,7 +96,7 @@ export function writeAtomic(file: string, bytes: Uint8Array): number {
   let fd: number;
   for (let attempt = 0; ; attempt++) {
     try {
-      fd = fs.openSync(tmp, EXCL, 0o600);
+      fd = openSync(tmp, EXCL, 0o600);
       break;
     } catch (e) {
       if (errno(e) !== 'EEXIST' || attempt >= 3) throw e;
@@ -93,13 +105,13 @@ export function writeAtomic(file: string, bytes: Uint8Array): number {
   }
   try {
     writeAll(fd, bytes);
-    fs.fsyncSync(fd);
-    fs.renameSync(tmp, file);
+    fsyncSync(fd);
+    renameSync(tmp, file);
     return fd;
   } catch (e) {
-    fs.closeSync(fd);
+    closeSync(fd);
     try {
-      fs.unlinkSync(tmp);
+      unlinkSync(tmp);
     } catch {
       // renamed already, or never made
     }
@@ -116,29 +128,27 @@ export function writeAtomic(file: string, bytes: Uint8Array): number {
 export function openVerified(file: string, sha: string, size: number, uid: number): number | undefined {
   let fd: number;
   try {
-    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
   } catch {
     return undefined;
   }
   try {
-    const st = fs.fstatSync(fd);
+    const st = fstatSync(fd);
     if (isOurs(st, uid) && st.size === size && sha.length >= 16 && sha256Of(fd, size).startsWith(sha)) return fd;
   } catch {
     // unreadable: replaced like a damaged one
   }
-  fs.closeSync(fd);
+  closeSync(fd);
   return undefined;
 }
 
 // Hashing the stored copy is the cheap way to check all of it: the bundle would have to read
 // and base64-decode its embedded copy to compare bytes, which costs several times more (measured),
-// and node:crypto is already loaded when Node starts. Bun's node:crypto is not: loading it costs
-// more than the hash (~8 ms measured), so Bun's own hasher does it there.
+// and the digest is cheap in both runtimes (lib/cni-spec/digest.ts).
 function sha256Of(fd: number, size: number): string {
   const buf = Buffer.allocUnsafe(size);
   let got = 0;
-  for (let n; got < size && (n = fs.readSync(fd, buf, got, size - got, got)) > 0;) got += n;
+  for (let n; got < size && (n = readSync(fd, buf, got, size - got, got)) > 0;) got += n;
   if (got !== size) return '';
-  if (bunRuntime) return new bunRuntime.CryptoHasher('sha256').update(buf).digest('hex');
-  return loadBuiltin<typeof Crypto>('node:crypto').createHash('sha256').update(buf).digest('hex');
+  return hexDigest('sha256', buf);
 }

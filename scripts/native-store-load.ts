@@ -7,7 +7,7 @@
 // a closed fd's number would be reused by the next native, and dlopen of the same
 // /proc/self/fd/N would hand back the first library instead of loading the second. The fds
 // are close-on-exec (Node opens every file so), so no child inherits them.
-import * as fs from 'node:fs';
+import { closeSync, constants, openSync } from 'node:fs';
 import { errorText, writeAll } from './native-store-fs.ts';
 
 export interface LoadedModule {
@@ -19,7 +19,7 @@ export function dlopenFd(mod: LoadedModule, fd: number, what: string): void {
   try {
     process.dlopen(mod, `/proc/self/fd/${fd}`);
   } catch (e) {
-    fs.closeSync(fd);
+    closeSync(fd);
     // dlopen names the /proc path; say which file it was.
     throw new Error(
       `${what}: ${errorText(e)
@@ -33,12 +33,12 @@ export function dlopenFd(mod: LoadedModule, fd: number, what: string): void {
 // With no directory we may write, a native still loads from an unnamed file (O_TMPFILE): no
 // other user can open, link or replace an inode that has no name and whose only handle is our
 // fd. A noexec mount refuses the mapping, so each candidate file system is tried in turn.
-const O_TMPFILE = 0o20000000 | fs.constants.O_DIRECTORY;
+const O_TMPFILE = 0o20000000 | constants.O_DIRECTORY;
 export function dlopenAnonymous(mod: LoadedModule, bytes: Uint8Array, reasons: string[]): boolean {
   for (const dir of ['/run', '/dev/shm', '/tmp']) {
     let fd: number;
     try {
-      fd = fs.openSync(dir, O_TMPFILE | fs.constants.O_RDWR, 0o700);
+      fd = openSync(dir, O_TMPFILE | constants.O_RDWR, 0o700);
     } catch (e) {
       reasons.push(`unnamed file in ${dir}: ${errorText(e)}`);
       continue;
@@ -46,7 +46,7 @@ export function dlopenAnonymous(mod: LoadedModule, bytes: Uint8Array, reasons: s
     try {
       writeAll(fd, bytes);
     } catch (e) {
-      fs.closeSync(fd);
+      closeSync(fd);
       reasons.push(`unnamed file in ${dir}: ${errorText(e)}`);
       continue;
     }

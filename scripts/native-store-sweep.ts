@@ -10,8 +10,8 @@
 // same natives share the files); a cache when it carries our build id (one id for every program
 // of a suite build, so the plugins of one build keep each other's) and our Node version. A
 // temp file is left alone unless it is older than any write takes: its writer was killed.
-import * as fs from 'node:fs';
-import * as path from 'node:path';
+import { lstatSync, readdirSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
 
 export interface OwnBuild {
   /** native name → the sha256 (hex, 16 digits or more) of the copy this build embeds */
@@ -51,18 +51,18 @@ export function staleKind(name: string, own: OwnBuild): Stale | undefined {
 export function sweep(dir: string, own: OwnBuild, now = Date.now()): void {
   let names: string[];
   try {
-    names = fs.readdirSync(dir);
+    names = readdirSync(dir);
   } catch {
     return;
   }
   for (const name of names) {
     const kind = staleKind(name, own);
     if (kind === undefined) continue;
-    const file = path.join(dir, name);
+    const file = join(dir, name);
     try {
-      const st = fs.lstatSync(file);
+      const st = lstatSync(file);
       if (!st.isFile() || (kind === 'temp' && now - st.mtimeMs < TEMP_MAX_AGE_MS)) continue;
-      fs.unlinkSync(file);
+      unlinkSync(file);
     } catch {
       // gone already (another sweep), or not ours to remove
     }

@@ -8,8 +8,8 @@
 // by anyone else (scripts/native-store-fs.ts); a stored native is loaded only when it holds
 // exactly the embedded bytes, through the fd it was checked on (scripts/native-store-load.ts);
 // and a build that has just written its files removes other builds' (scripts/native-store-sweep.ts).
-import * as fs from 'node:fs';
-import * as path from 'node:path';
+import { closeSync, existsSync, lstatSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { assertSafeDir, errno, errorText, isOurs, mkdirAll, openVerified, UnsafeDirError, writeAtomic } from './native-store-fs.ts';
 import { dlopenAnonymous, dlopenFd } from './native-store-load.ts';
 import { sweep, type OwnBuild } from './native-store-sweep.ts';
@@ -67,10 +67,10 @@ export function createNativeStore(o: NativeStoreOptions): NativeStore {
     let state = dirState.get(dir);
     if (state !== undefined) return state;
     try {
-      if (!fs.existsSync(dir)) {
-        mkdirAll(path.dirname(dir), 0o755);
+      if (!existsSync(dir)) {
+        mkdirAll(dirname(dir), 0o755);
         try {
-          fs.mkdirSync(dir, { mode: 0o700 });
+          mkdirSync(dir, { mode: 0o700 });
         } catch (e) {
           if (errno(e) !== 'EEXIST') throw e;
         }
@@ -139,7 +139,7 @@ export function createNativeStore(o: NativeStoreOptions): NativeStore {
         reasons.push(`${dir}: ${state.message}`);
         continue;
       }
-      const file = path.join(dir, `${name}-${n.sha.slice(0, 16)}.node`);
+      const file = join(dir, `${name}-${n.sha.slice(0, 16)}.node`);
       let stored: { fd: number; written: boolean };
       try {
         stored = storedNative(name, n, file);
@@ -170,9 +170,9 @@ export function createNativeStore(o: NativeStoreOptions): NativeStore {
 
   function readCache(name: string): Buffer | undefined {
     for (const dir of stateDirs) {
-      const file = path.join(dir, name);
+      const file = join(dir, name);
       try {
-        if (readableDir(dir) && isOurs(fs.lstatSync(file), uid)) return fs.readFileSync(file);
+        if (readableDir(dir) && isOurs(lstatSync(file), uid)) return readFileSync(file);
       } catch {
         // not here
       }
@@ -185,7 +185,7 @@ export function createNativeStore(o: NativeStoreOptions): NativeStore {
     for (const dir of stateDirs) {
       try {
         if (prepareDir(dir) !== 'ok') continue;
-        fs.closeSync(writeAtomic(path.join(dir, name), bytes));
+        closeSync(writeAtomic(join(dir, name), bytes));
       } catch {
         continue; // try the next one
       }

@@ -13,7 +13,7 @@ export interface BunSubprocess {
 
 export interface BunRuntime {
   spawn(o: { cmd: string[]; stdin: Uint8Array; stdout: 'pipe'; stderr: 'pipe'; env?: Record<string, string | undefined>; timeout?: number }): BunSubprocess;
-  CryptoHasher: new (algorithm: 'sha256') => { update(data: Uint8Array): { digest(encoding: 'hex'): string } };
+  CryptoHasher: new (algorithm: 'sha256' | 'sha512') => { update(data: Uint8Array | string): { digest(encoding: 'hex'): string } };
 }
 
 export const bunRuntime: BunRuntime | undefined = (globalThis as { Bun?: BunRuntime }).Bun;

@@ -19,6 +19,8 @@ export { waitOperUp, OperStateError, OPER_UP_BACKOFF_MS } from './wait-oper.ts';
 export { addRoute, deleteRoute, listRoutes, type RouteInfo, type RouteSpec } from './route.ts';
 export { listIpv6AddrStates, settleIpv6Addresses, SettleError, type AddrState, type SettleOptions } from './addr-settle.ts';
 export { configureIface, ConfigureIfaceError } from './configure-iface.ts';
+// CHECK of a container interface and of prevResult's addresses and routes (bridge, ptp).
+export { CheckError, validateContainerIface, validateIps, validateRoutes } from './check-iface.ts';
 export { planIfaceConfig, IfaceConfigError, type IfacePlan, type PlannedRoute } from './iface-plan.ts';
 // Pure helpers on addresses.
 export { formatMac, isUnicastMac, parseMac } from './mac.ts';

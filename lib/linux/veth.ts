@@ -1,6 +1,5 @@
 // veth pairs, each end created straight in its namespace: one RTM_NEWLINK from the host
 // side's socket whose peer carries IFLA_NET_NS_FD, so no end is ever renamed or moved.
-import { randomBytes } from 'node:crypto';
 import { getLinkByName, type LinkInfo } from './link.ts';
 import { encodeNewVeth, type VethEnd } from './link-msg.ts';
 import { isNetlinkError } from './netlink-error.ts';
@@ -11,7 +10,7 @@ export type { VethEnd } from './link-msg.ts';
 
 /** "veth" and 8 hex digits, as the reference names host-side ends. */
 export function randomVethName(): string {
-  return `veth${randomBytes(4).toString('hex')}`;
+  return `veth${Buffer.from(crypto.getRandomValues(new Uint8Array(4))).toString('hex')}`;
 }
 
 /**

@@ -1,11 +1,7 @@
 // CHECK's view of the links prevResult names (reference cmdCheck, https://github.com/containernetworking/plugins/blob/v1.9.0/plugins/main/bridge/bridge.go): the bridge, the container
 // interface and the host veth between them.
 import type { Interface } from '../../lib/cni-spec/index.ts';
-import { getLinkDetail, type LinkDetail, type Netns } from '../../lib/linux/index.ts';
-
-export class CheckError extends Error {
-  override readonly name = 'CheckError';
-}
+import { CheckError, getLinkDetail, type LinkDetail, type Netns } from '../../lib/linux/index.ts';
 
 export async function validateBridge(host: Netns, want: Interface, promiscMode: boolean): Promise<LinkDetail> {
   const br = await getLinkDetail(host, want.name);
@@ -16,16 +12,6 @@ export async function validateBridge(host: Netns, want: Interface, promiscMode: 
     throw new CheckError(`Error: bridge ${want.name} promisc mode does not match configured: ${promiscMode}, found: ${br.promisc}`);
   }
   return br;
-}
-
-export async function validateContainerIface(pod: Netns, want: Interface): Promise<LinkDetail> {
-  if (want.name === '') throw new CheckError('Container Interface name missing in prevResult');
-  const link = await getLinkDetail(pod, want.name);
-  if (!link) throw new CheckError(`Container Interface name in prevResult: ${want.name} not found`);
-  if (link.kind !== 'veth') throw new CheckError(`Error: Container interface ${want.name} not of type veth`);
-  if (link.peerIndex === undefined) throw new CheckError(`Unable to obtain veth peer index for veth ${want.name}`);
-  if (want.mac && want.mac !== link.mac) throw new CheckError(`Interface ${want.name} Mac ${want.mac} doesn't match container Mac: ${link.mac}`);
-  return link;
 }
 
 /**

@@ -1,7 +1,7 @@
 // CHECK, as the reference's cmdCheck (https://github.com/containernetworking/plugins/blob/v1.9.0/plugins/main/bridge/bridge.go). In L2 mode (`ipam: {}`) there is no IPAM to ask: the reference
 // calls it anyway and fails with "no plugin name provided"; we skip it.
 import { CniError, ErrorCode, type CniRequest } from '../../lib/cni-spec/index.ts';
-import { CheckError } from './check-links.ts';
+import { CheckError } from '../../lib/linux/index.ts';
 import { loadConf } from './conf.ts';
 import { realDeps, type BridgeDeps } from './deps.ts';
 

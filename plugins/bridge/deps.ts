@@ -17,11 +17,13 @@ import {
   setupMacSpoofCheck,
   teardownIpMasq,
   teardownMacSpoofCheck,
+  validateContainerIface,
+  validateIps,
+  validateRoutes,
   waitOperUp,
 } from '../../lib/linux/index.ts';
 import { ensureBridge } from './bridge-setup.ts';
-import { validateIps, validateRoutes } from './check-addrs.ts';
-import { findHostVeth, validateBridge, validateContainerIface } from './check-links.ts';
+import { findHostVeth, validateBridge } from './check-links.ts';
 import { configureContainer } from './container-setup.ts';
 import { settleGateways } from './gateway-ready.ts';
 import { setupGateways } from './gateway-setup.ts';

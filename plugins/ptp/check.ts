@@ -2,9 +2,7 @@
 // the IPAM's check, then the container interface, its addresses and prevResult's routes.
 import { CniError, ErrorCode, type CniRequest } from '../../lib/cni-spec/index.ts';
 import { ipamCheck } from '../../lib/ipam/index.ts';
-import { openContainerNetns } from '../../lib/linux/index.ts';
-import { validateIps, validateRoutes } from '../bridge/check-addrs.ts';
-import { validateContainerIface } from '../bridge/check-links.ts';
+import { openContainerNetns, validateContainerIface, validateIps, validateRoutes } from '../../lib/linux/index.ts';
 import { loadConf } from './conf.ts';
 
 export async function cmdCheck(req: CniRequest): Promise<void> {

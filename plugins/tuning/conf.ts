@@ -94,7 +94,14 @@ function parseConf(req: CniRequest, o: LoadOptions): TuningConf {
   if (txQLen !== undefined && (txQLen < 0 || txQLen > TXQLEN_MAX)) {
     problems.push({ field: a?.txQLen !== undefined ? 'args.cni.txQLen' : 'txQLen', msg: `invalid txQLen ${txQLen}` });
   }
-  const sysctls = planSysctls({ ...raw.sysctl, ...a?.sysctl }, req.ifname, problems);
+  const sysctls = planSysctls(
+    [
+      ['sysctl', raw.sysctl ?? {}],
+      ['args.cni.sysctl', a?.sysctl ?? {}],
+    ],
+    req.ifname,
+    problems,
+  );
   if (problems.length > 0) {
     throw new CniError(ErrorCode.InvalidNetworkConfig, problems[0]?.msg ?? 'invalid network config', problems.map((p) => `${p.field}: ${p.msg}`).join('; '));
   }
@@ -117,24 +124,39 @@ function pickLast(sources: [string, string | undefined][]): [string, string] | u
   return chosen;
 }
 
-function planSysctls(map: Record<string, string>, ifname: string, problems: Problem[]): PlannedSysctl[] {
-  const keys = Object.keys(map);
-  const allowlist = keys.length > 0 && existsSync(ALLOWLIST) ? parseAllowlist(readFileSync(ALLOWLIST, 'utf8')) : undefined;
-  const out: PlannedSysctl[] = [];
-  for (const key of keys) {
-    const denied = allowlist && allowlistProblem(key, allowlist);
-    if (denied) {
-      problems.push({ field: `sysctl.${key}`, msg: denied });
-      continue;
+/**
+ * The sysctls of both maps, args.cni.sysctl's replacing the top level's that name the same file.
+ * Two keys of one map naming one file (`a.b` and `a/b`, or `IFNAME` and the interface's name) are
+ * refused: the reference writes both, in Go's random map order, so which value stays is chance.
+ */
+function planSysctls(sources: Array<[field: string, map: Record<string, string>]>, ifname: string, problems: Problem[]): PlannedSysctl[] {
+  const anyKeys = sources.some(([, map]) => Object.keys(map).length > 0);
+  const allowlist = anyKeys && existsSync(ALLOWLIST) ? parseAllowlist(readFileSync(ALLOWLIST, 'utf8')) : undefined;
+  const byPath = new Map<string, PlannedSysctl>();
+  for (const [field, map] of sources) {
+    const seen = new Map<string, string>();
+    for (const [key, value] of Object.entries(map)) {
+      const denied = allowlist && allowlistProblem(key, allowlist);
+      if (denied) {
+        problems.push({ field: `${field}.${key}`, msg: denied });
+        continue;
+      }
+      const p = planSysctlPath(key, ifname);
+      if ('msg' in p || !validPath(p.path)) {
+        problems.push({ field: `${field}.${key}`, msg: 'msg' in p ? p.msg : `invalid net sysctl key: ${JSON.stringify(p.path)}` });
+        continue;
+      }
+      const twin = seen.get(p.path);
+      if (twin !== undefined) {
+        problems.push({ field: `${field}.${key}`, msg: `sysctl keys ${JSON.stringify(twin)} and ${JSON.stringify(key)} name the same setting (${p.path})` });
+        continue;
+      }
+      seen.set(p.path, key);
+      byPath.delete(p.path);
+      byPath.set(p.path, Object.freeze({ key, path: p.path, value }));
     }
-    const p = planSysctlPath(key, ifname);
-    if ('msg' in p || !validPath(p.path)) {
-      problems.push({ field: `sysctl.${key}`, msg: 'msg' in p ? p.msg : `invalid net sysctl key: ${JSON.stringify(p.path)}` });
-      continue;
-    }
-    out.push(Object.freeze({ key, path: p.path, value: map[key] ?? '' }));
   }
-  return out;
+  return [...byPath.values()];
 }
 
 /** What our sysctl writer accepts (no segment it could not name safely). */

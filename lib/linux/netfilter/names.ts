@@ -2,11 +2,11 @@
 // byte for byte: a DEL by either implementation has to find what the other one created.
 // Sources: pkg/utils/utils.go (FormatChainName, FormatComment, MustFormatHashWithPrefix),
 // pkg/ip/ipmasq_nftables_linux.go, pkg/link/spoofcheck.go, plugins/main/bridge (uniqueID).
-import { createHash } from 'node:crypto';
+import { hexDigest } from '../../cni-spec/digest.ts';
 
 /** Leading `n` hex digits of SHA-512(text): the reference's MustFormatHashWithPrefix with no prefix. */
 export function hashHex(text: string, n: number): string {
-  return createHash('sha512').update(text, 'utf8').digest('hex').slice(0, n);
+  return hexDigest('sha512', text).slice(0, n);
 }
 
 // ---- ipMasq, iptables backend (ifname plays no part, for historical reasons) ----

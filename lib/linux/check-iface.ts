@@ -1,8 +1,27 @@
-// CHECK of prevResult's addresses and routes inside the container (the reference's
-// ValidateExpectedInterfaceIPs and ValidateExpectedRoute).
-import { cidrBytes, networkCidr, sameIp, type IPConfig, type Route } from '../../lib/cni-spec/index.ts';
-import { listAddresses, listRoutes, type Netns, type RouteInfo } from '../../lib/linux/index.ts';
-import { CheckError } from './check-links.ts';
+// CHECK's view of a container interface and of prevResult's addresses and routes on it, as the
+// reference's bridge and ptp both check them (cmdCheck; ValidateExpectedInterfaceIPs and
+// ValidateExpectedRoute in pkg/ip, https://github.com/containernetworking/plugins/blob/v1.9.0/pkg/ip/utils.go).
+import { cidrBytes, networkCidr, sameIp, type Interface, type IPConfig, type Route } from '../cni-spec/index.ts';
+import { listAddresses } from './addr.ts';
+import { getLinkDetail, type LinkDetail } from './link-detail.ts';
+import type { Netns } from './netns.ts';
+import { listRoutes, type RouteInfo } from './route.ts';
+
+/** A CHECK that found the container's network not as prevResult says. */
+export class CheckError extends Error {
+  override readonly name = 'CheckError';
+}
+
+/** The container interface exists, is a veth with a peer, and has prevResult's MAC if it names one. */
+export async function validateContainerIface(pod: Netns, want: Interface): Promise<LinkDetail> {
+  if (want.name === '') throw new CheckError('Container Interface name missing in prevResult');
+  const link = await getLinkDetail(pod, want.name);
+  if (!link) throw new CheckError(`Container Interface name in prevResult: ${want.name} not found`);
+  if (link.kind !== 'veth') throw new CheckError(`Error: Container interface ${want.name} not of type veth`);
+  if (link.peerIndex === undefined) throw new CheckError(`Unable to obtain veth peer index for veth ${want.name}`);
+  if (want.mac && want.mac !== link.mac) throw new CheckError(`Interface ${want.name} Mac ${want.mac} doesn't match container Mac: ${link.mac}`);
+  return link;
+}
 
 const RT_TABLE_MAIN = 254;
 

@@ -1,0 +1,62 @@
+// tuning's sysctl map: a key spelled two ways is refused, args.cni.sysctl replaces the top level.
+import t from 'tap';
+import { CniError, type CniRequest } from '../../lib/cni-spec/index.ts';
+import { loadConf } from './conf.ts';
+
+function req(config: Record<string, unknown>): CniRequest {
+  const full = { cniVersion: '1.0.0', name: 'net1', type: 'tuning', ...config };
+  return {
+    command: 'ADD',
+    containerId: 'c1',
+    netns: '/run/netns/x',
+    ifname: 'eth0',
+    args: '',
+    path: [],
+    env: {},
+    stdin: Buffer.from(JSON.stringify(full)),
+    config: full,
+    cniVersion: '1.0.0',
+    name: 'net1',
+  };
+}
+
+function refusal(config: Record<string, unknown>): CniError {
+  try {
+    loadConf(req(config));
+  } catch (err) {
+    if (err instanceof CniError) return err;
+    throw err;
+  }
+  throw new Error('the config was accepted');
+}
+
+t.test('two spellings of one sysctl in one map are refused (code 7), naming both', async (t) => {
+  for (const sysctl of [
+    { 'net.ipv4.conf.eth0.arp_filter': '1', 'net/ipv4/conf/eth0/arp_filter': '0' },
+    { 'net.ipv4.conf.IFNAME.arp_filter': '1', 'net.ipv4.conf.eth0.arp_filter': '0' },
+  ]) {
+    const [a, b] = Object.keys(sysctl);
+    const err = refusal({ sysctl });
+    t.equal(err.code, 7, 'InvalidNetworkConfig');
+    t.equal(err.msg, `sysctl keys "${a}" and "${b}" name the same setting (net/ipv4/conf/eth0/arp_filter)`);
+    t.match(err.details, /^sysctl\.net/);
+  }
+  const err = refusal({ args: { cni: { sysctl: { 'net.ipv4.conf.eth0.arp_filter': '1', 'net/ipv4/conf/eth0/arp_filter': '0' } } } });
+  t.match(err.details, /^args\.cni\.sysctl\.net\/ipv4/, 'the field names the map');
+});
+
+t.test('args.cni.sysctl replaces the top-level value of the same setting, however spelled', async (t) => {
+  const conf = loadConf(
+    req({
+      sysctl: { 'net.ipv4.conf.eth0.arp_filter': '1', 'net.ipv4.conf.eth0.arp_ignore': '2' },
+      args: { cni: { sysctl: { 'net/ipv4/conf/IFNAME/arp_filter': '0' } } },
+    }),
+  );
+  t.same(
+    conf.sysctls.map((s) => [s.path, s.value]),
+    [
+      ['net/ipv4/conf/eth0/arp_ignore', '2'],
+      ['net/ipv4/conf/eth0/arp_filter', '0'],
+    ],
+  );
+});
