@@ -1,22 +1,10 @@
 import t, { type Test } from 'tap';
 import { CniError, type CniRequest } from '../../lib/cni-spec/index.ts';
+import { testRequest } from '../../lib/cni-spec/test-request.ts';
 import { loadConf } from './conf.ts';
 
 function req(config: Record<string, unknown>, args = ''): CniRequest {
-  const full = { cniVersion: '1.1.0', name: 'net1', type: 'bridge', ...config };
-  return {
-    command: 'ADD',
-    containerId: 'c1',
-    netns: '/run/netns/x',
-    ifname: 'eth0',
-    args,
-    path: [],
-    env: {},
-    stdin: Buffer.from(JSON.stringify(full)),
-    config: full,
-    cniVersion: '1.1.0',
-    name: 'net1',
-  };
+  return testRequest('bridge', config, { args });
 }
 
 const add = (config: Record<string, unknown>, args = '') => loadConf(req(config, args), { forAdd: true });

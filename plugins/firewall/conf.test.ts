@@ -1,6 +1,7 @@
 import t from 'tap';
 import { CniError, type CniRequest, type Result } from '../../lib/cni-spec/index.ts';
 import { cmdAdd } from './add.ts';
+import { testRequest } from '../../lib/cni-spec/test-request.ts';
 import { loadConf } from './conf.ts';
 
 const prev: Result = {
@@ -14,21 +15,7 @@ const prev: Result = {
 };
 
 function req(config: Record<string, unknown>, prevResult: Result | null = prev, command: CniRequest['command'] = 'ADD'): CniRequest {
-  const full = { cniVersion: '1.1.0', name: 'net1', type: 'firewall', ...config };
-  return {
-    command,
-    containerId: 'c1',
-    netns: '/run/netns/x',
-    ifname: 'eth0',
-    args: '',
-    path: [],
-    env: {},
-    stdin: Buffer.from(JSON.stringify(full)),
-    config: full,
-    cniVersion: '1.1.0',
-    name: 'net1',
-    ...(prevResult && { prevResult }),
-  };
+  return testRequest('firewall', config, { command, ...(prevResult && { prevResult }) });
 }
 
 function refusal(config: Record<string, unknown>, prevResult: Result = prev): { msg: string; details: string | undefined; code: number } {

@@ -1,23 +1,10 @@
 import t from 'tap';
 import { CniError, type CniRequest, type Result } from '../../lib/cni-spec/index.ts';
+import { testRequest } from '../../lib/cni-spec/test-request.ts';
 import { loadConf, pickContainerAddrs } from './conf.ts';
 
 function req(config: Record<string, unknown>, prevResult?: Result): CniRequest {
-  const full = { cniVersion: '1.1.0', name: 'net1', type: 'portmap', ...config };
-  return {
-    command: 'ADD',
-    containerId: 'c1',
-    netns: '/run/netns/x',
-    ifname: 'eth0',
-    args: '',
-    path: [],
-    env: {},
-    stdin: Buffer.from(JSON.stringify(full)),
-    config: full,
-    cniVersion: '1.1.0',
-    name: 'net1',
-    ...(prevResult && { prevResult }),
-  };
+  return testRequest('portmap', config, prevResult ? { prevResult } : {});
 }
 
 const tcp = { hostPort: 8080, containerPort: 80, protocol: 'tcp' };

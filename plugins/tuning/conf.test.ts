@@ -1,23 +1,11 @@
 // tuning's sysctl map: a key spelled two ways is refused, args.cni.sysctl replaces the top level.
 import t from 'tap';
 import { CniError, type CniRequest } from '../../lib/cni-spec/index.ts';
+import { testRequest } from '../../lib/cni-spec/test-request.ts';
 import { loadConf } from './conf.ts';
 
 function req(config: Record<string, unknown>): CniRequest {
-  const full = { cniVersion: '1.0.0', name: 'net1', type: 'tuning', ...config };
-  return {
-    command: 'ADD',
-    containerId: 'c1',
-    netns: '/run/netns/x',
-    ifname: 'eth0',
-    args: '',
-    path: [],
-    env: {},
-    stdin: Buffer.from(JSON.stringify(full)),
-    config: full,
-    cniVersion: '1.0.0',
-    name: 'net1',
-  };
+  return testRequest('tuning', config, { cniVersion: '1.0.0' });
 }
 
 function refusal(config: Record<string, unknown>): CniError {
