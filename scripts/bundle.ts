@@ -4,7 +4,7 @@
 import { build, type BuildOptions, type Plugin } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { parseBarrel, rewriteImports, type BarrelMap } from './debarrel.ts';
 
 export const root = resolve(import.meta.dirname, '..');
@@ -119,11 +119,38 @@ export const bundleOptions = {
   logLevel: 'warning',
 } as const satisfies BuildOptions;
 
+const withPlugins = (o: BuildOptions): Plugin[] => [bundledBuiltins, netlinkEndianness, debarrel, ...(o.plugins ?? [])];
+
+function assertAscii(entry: string, file: { path: string; text: string }): void {
+  if (!/^\p{ASCII}*$/u.test(file.text)) throw new Error(`bundle of ${entry} (${file.path}) is not ASCII`);
+}
+
 /** One entry bundled with bundleOptions; `plugins` come after bundledBuiltins. */
 export async function bundle(entry: string, o: BuildOptions = {}): Promise<string> {
-  const res = await build({ ...bundleOptions, entryPoints: [entry], ...o, plugins: [bundledBuiltins, netlinkEndianness, debarrel, ...(o.plugins ?? [])] });
+  const res = await build({ ...bundleOptions, entryPoints: [entry], ...o, plugins: withPlugins(o) });
   const out = res.outputFiles?.[0];
   if (!out) throw new Error(`esbuild produced no output for ${entry}`);
-  if (!/^\p{ASCII}*$/u.test(out.text)) throw new Error(`bundle of ${entry} is not ASCII`);
+  assertAscii(entry, out);
   return out.text;
+}
+
+/**
+ * One entry bundled with bundleOptions as ES modules split at every dynamic import: the entry's
+ * file and one file per chunk, named by their paths relative to `outdir` (nothing is written).
+ */
+export async function bundleSplit(entry: string, outdir: string, o: BuildOptions = {}): Promise<{ path: string; text: string }[]> {
+  const res = await build({
+    ...bundleOptions,
+    format: 'esm',
+    splitting: true,
+    outdir,
+    outExtension: { '.js': '.mjs' },
+    entryPoints: [entry],
+    ...o,
+    plugins: withPlugins(o),
+  });
+  const files = (res.outputFiles ?? []).map((f) => ({ path: relative(outdir, f.path), text: f.text }));
+  if (files.length === 0) throw new Error(`esbuild produced no output for ${entry}`);
+  for (const f of files) assertAscii(entry, f);
+  return files;
 }
