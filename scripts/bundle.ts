@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { parseBarrel, rewriteImports, type BarrelMap } from './debarrel.ts';
+import { netlinkEsm } from './netlink-esm.ts';
 
 export const root = resolve(import.meta.dirname, '..');
 
@@ -119,7 +120,7 @@ export const bundleOptions = {
   logLevel: 'warning',
 } as const satisfies BuildOptions;
 
-const withPlugins = (o: BuildOptions): Plugin[] => [bundledBuiltins, netlinkEndianness, debarrel, ...(o.plugins ?? [])];
+const withPlugins = (o: BuildOptions): Plugin[] => [bundledBuiltins, netlinkEndianness, netlinkEsm, debarrel, ...(o.plugins ?? [])];
 
 function assertAscii(entry: string, file: { path: string; text: string }): void {
   if (!/^\p{ASCII}*$/u.test(file.text)) throw new Error(`bundle of ${entry} (${file.path}) is not ASCII`);

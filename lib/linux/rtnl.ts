@@ -1,26 +1,13 @@
 // The rtnetlink requests lib/linux makes, with netlink@0.3.0's message encoders and decoders
-// (netlink/dist/rt/structs.js) over our own socket (nl-socket.ts). Same method names, arguments
+// (rt-messages.ts) over our own socket (nl-socket.ts). Same method names, arguments
 // and results as netlink's RtNetlinkSocket, so its callers did not change when the socket did.
 // The answer is there when a method returns; the Promise is kept for those callers.
 import { AttrStream } from 'netlink/dist/structs.js';
-import {
-  formatAddressMessage,
-  formatLinkMessage,
-  formatRouteMessage,
-  MessageType,
-  parseMessage,
-  type Address,
-  type AddressAttrs,
-  type AddressMessage,
-  type Link,
-  type LinkMessage,
-  type Message,
-  type Route,
-  type RouteAttrs,
-  type RouteMessage,
-} from 'netlink/dist/rt/structs.js';
+import { MessageType, type Address, type AddressAttrs, type Link, type Route, type RouteAttrs } from 'netlink/dist/rt/gen_structs.js';
+import type { AddressMessage, LinkMessage, RouteMessage } from 'netlink/dist/rt/structs.js';
 import type { LinkAttrs } from 'netlink/dist/rt/ifla.js';
 import { NETLINK_ROUTE, NlSocket } from './nl-socket.ts';
+import { formatAddressMessage, formatLinkMessage, formatRouteMessage, parseRtMessage, type RtMessage } from './rt-messages.ts';
 
 const NLM_F_DUMP = 0x300;
 
@@ -29,8 +16,8 @@ export interface RequestOptions {
   readonly flags?: number;
 }
 
-type Kind = Message['kind'];
-type Of<K extends Kind> = Extract<Message, { kind: K }>;
+type Kind = RtMessage['kind'];
+type Of<K extends Kind> = Extract<RtMessage, { kind: K }>;
 
 export class Rtnl {
   readonly #sock: NlSocket;
@@ -45,9 +32,9 @@ export class Rtnl {
   }
 
   /** Any request; the answer's messages parsed by their type. */
-  request(type: number, data: Uint8Array | readonly Uint8Array[], options: RequestOptions = {}): Promise<Message[]> {
+  request(type: number, data: Uint8Array | readonly Uint8Array[], options: RequestOptions = {}): Promise<RtMessage[]> {
     const answer = this.#sock.request(type, data, options.flags ?? 0);
-    return Promise.resolve(answer.map((m) => parseMessage(m.type as MessageType, m.data)));
+    return Promise.resolve(answer.map((m) => parseRtMessage(m.type, m.data)));
   }
 
   getLink(data: Link, attrs?: LinkAttrs, options?: RequestOptions): Promise<LinkMessage[]> {
@@ -100,19 +87,19 @@ export class Rtnl {
 
   #link(type: MessageType, data: Link, attrs: LinkAttrs = {}, options?: RequestOptions): Promise<LinkMessage[]> {
     const out = new AttrStream();
-    formatLinkMessage({ kind: 'link', data, attrs }, out);
+    formatLinkMessage({ data, attrs }, out);
     return this.#typed('link', type, out.bufs, options);
   }
 
   #address(type: MessageType, data: Address, attrs: AddressAttrs = {}, options?: RequestOptions): Promise<AddressMessage[]> {
     const out = new AttrStream();
-    formatAddressMessage({ kind: 'address', data, attrs }, out);
+    formatAddressMessage({ data, attrs }, out);
     return this.#typed('address', type, out.bufs, options);
   }
 
   #route(type: MessageType, data: Route, attrs: RouteAttrs = {}, options?: RequestOptions): Promise<RouteMessage[]> {
     const out = new AttrStream();
-    formatRouteMessage({ kind: 'route', data, attrs }, out);
+    formatRouteMessage({ data, attrs }, out);
     return this.#typed('route', type, out.bufs, options);
   }
 
