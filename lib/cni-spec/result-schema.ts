@@ -33,41 +33,51 @@ function ip() {
   );
 }
 
-const str = () => z.optional(z.string());
-const int = () => z.optional(z.int());
-const strs = () => z.optional(z.array(z.string()));
-
-function build() {
+// One instance of each leaf, shared by every field of its kind (a zod schema is immutable), and
+// only the family a process reads is built: building zod schemas is a start-up cost (profiled).
+let leaves: ReturnType<typeof buildLeaves> | undefined;
+function buildLeaves() {
+  const str = z.optional(z.string());
+  const int = z.optional(z.int());
+  const strs = z.optional(z.array(z.string()));
+  const cidrField = cidr();
+  const ipField = ip();
   // types.Route is shared by every family, so the 1.1 attributes exist in all of them.
-  const route = z.object({ dst: cidr(), gw: ip(), mtu: int(), advmss: int(), priority: int(), table: int(), scope: int() });
-  const dns = z.optional(z.object({ nameservers: strs(), domain: str(), search: strs(), options: strs() }));
-  const routes = z.optional(z.array(route));
-  const ipConfig020 = z.optional(z.object({ ip: cidr(), gateway: ip(), routes }));
-  return {
-    '020': z.object({ cniVersion: z.string(), ip4: ipConfig020, ip6: ipConfig020, dns }),
-    '040': z.object({
-      cniVersion: z.string(),
-      interfaces: z.optional(z.array(z.object({ name: str(), mac: str(), sandbox: str() }))),
-      ips: z.optional(z.array(z.object({ version: str(), interface: int(), address: cidr(), gateway: ip() }))),
-      routes,
-      dns,
-    }),
-    '100': z.object({
-      cniVersion: z.string(),
-      interfaces: z.optional(z.array(z.object({ name: str(), mac: str(), mtu: int(), sandbox: str(), socketPath: str(), pciID: str() }))),
-      ips: z.optional(z.array(z.object({ interface: int(), address: cidr(), gateway: ip() }))),
-      routes,
-      dns,
-    }),
-  };
+  const route = z.object({ dst: cidrField, gw: ipField, mtu: int, advmss: int, priority: int, table: int, scope: int });
+  const dns = z.optional(z.object({ nameservers: strs, domain: str, search: strs, options: strs }));
+  return { str, int, cidr: cidrField, ip: ipField, routes: z.optional(z.array(route)), dns };
 }
 
-type Schemas = ReturnType<typeof build>;
-let cache: Schemas | undefined;
+const families = {
+  '020': ({ cidr, ip, routes, dns }: Leaves) => {
+    const ipConfig = z.optional(z.object({ ip: cidr, gateway: ip, routes }));
+    return z.object({ cniVersion: z.string(), ip4: ipConfig, ip6: ipConfig, dns });
+  },
+  '040': ({ str, int, cidr, ip, routes, dns }: Leaves) =>
+    z.object({
+      cniVersion: z.string(),
+      interfaces: z.optional(z.array(z.object({ name: str, mac: str, sandbox: str }))),
+      ips: z.optional(z.array(z.object({ version: str, interface: int, address: cidr, gateway: ip }))),
+      routes,
+      dns,
+    }),
+  '100': ({ str, int, cidr, ip, routes, dns }: Leaves) =>
+    z.object({
+      cniVersion: z.string(),
+      interfaces: z.optional(z.array(z.object({ name: str, mac: str, mtu: int, sandbox: str, socketPath: str, pciID: str }))),
+      ips: z.optional(z.array(z.object({ interface: int, address: cidr, gateway: ip }))),
+      routes,
+      dns,
+    }),
+} satisfies Record<ResultFamily, (l: Leaves) => z.core.$ZodType>;
+
+type Leaves = ReturnType<typeof buildLeaves>;
+type Schemas = { [F in ResultFamily]: ReturnType<(typeof families)[F]> };
+const cache: Partial<Schemas> = {};
 
 export function resultSchema<F extends ResultFamily>(family: F): Schemas[F] {
-  cache ??= build();
-  return cache[family];
+  leaves ??= buildLeaves();
+  return (cache[family] ??= families[family](leaves) as Schemas[F]);
 }
 
 export type Raw020 = z.output<Schemas['020']>;
