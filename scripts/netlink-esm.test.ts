@@ -88,13 +88,19 @@ t.test('the forms it knows become ES module syntax', async (t) => {
     [
       '"use strict";',
       'Object.defineProperty(exports, "__esModule", { value: true });',
-      'exports.E = exports.f = exports.N = void 0;',
+      'exports.F = exports.E = exports.f = exports.N = void 0;',
       'const s = __importStar(require("../structs"));',
       'function f(x) { return x + exports.N; }',
       'exports.f = f;',
       'exports.N = 4;',
       'var E;',
-      '(function (E) { E[E["A"] = 1] = "A"; })(E || (exports.E = E = {}));',
+      '(function (E) {',
+      '    E[E["A"] = 1] = "A";',
+      '})(E || (exports.E = E = {}));',
+      'var F;',
+      '(function (F) {',
+      '    F[F["B"] = 2] = "B";',
+      '})(F = exports.F || (exports.F = {}));',
       '',
     ].join('\n'),
     'm.js',
@@ -106,8 +112,15 @@ t.test('the forms it knows become ES module syntax', async (t) => {
       'import * as s from "../structs";',
       'function f(x) { return x + N; }',
       'var N = 4;',
-      'var E;',
-      '(function (E) { E[E["A"] = 1] = "A"; })(E || (E = {}));',
+      // enums: one pure expression each, which esbuild drops when nothing reads it
+      'var E = /* @__PURE__ */ (function (E) {',
+      '    E[E["A"] = 1] = "A";',
+      '    return E;',
+      '})({});',
+      'var F = /* @__PURE__ */ (function (F) {',
+      '    F[F["B"] = 2] = "B";',
+      '    return F;',
+      '})({});',
       '',
     ].join('\n'),
   );
@@ -116,6 +129,6 @@ t.test('the forms it knows become ES module syntax', async (t) => {
       .exec(exportLine ?? '')?.[1]
       ?.split(', ')
       .sort(),
-    ['E', 'N', 'f'],
+    ['E', 'F', 'N', 'f'],
   );
 });

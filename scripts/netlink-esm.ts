@@ -49,6 +49,12 @@ export function cjsToEsm(source: string, file: string): string {
       exported.add(name);
       return `var ${name} = `;
     });
+  // An enum becomes one pure expression, so that esbuild drops the ones nothing reads (their
+  // IIFEs are statements with side effects otherwise, and all 33 ran at every start).
+  s = s.replace(
+    new RegExp(`^var (${ID});\\n\\(function \\(\\1\\) \\{\\n([\\s\\S]*?)\\n\\}\\)\\(\\1 \\|\\| \\(\\1 = \\{\\}\\)\\);$`, 'gm'),
+    (_m, name: string, body: string) => `var ${name} = /* @__PURE__ */ (function (${name}) {\n${body}\n    return ${name};\n})({});`,
+  );
   // What is left are reads of the module's own exports: exports.X → X.
   s = s.replace(new RegExp(`\\bexports\\.(${ID})`, 'g'), (_m, name: string) =>
     exported.has(name) ? name : fail(`reads exports.${name}, which it never sets`),
