@@ -57,6 +57,15 @@ export async function makeTopology(t: Test, o: TopologyOptions = {}): Promise<To
   }
   await run('ip', ['-n', node.name, 'route', 'add', 'default', 'via', UPLINK.remoteV4]);
   await run('ip', ['-n', node.name, '-6', 'route', 'add', 'default', 'via', UPLINK.remoteV6]);
+  // The uplink stands for a network that has long been up. Just made, it may not carry
+  // traffic yet: about one run in ten the node's first neighbour solicitation for the remote
+  // got no answer, and the pod's IPv6 connection timed out with the node's neighbour entry
+  // still INCOMPLETE (the remote's link-local address was still tentative); a second attempt
+  // a moment later worked. Each side answering the other once proves the link before a test
+  // times anything over it.
+  for (const addr of [UPLINK.remoteV4, UPLINK.remoteV6]) {
+    await run('ip', ['netns', 'exec', node.name, 'ping', addr.includes(':') ? '-6' : '-4', '-c1', '-w10', '-n', '-q', addr]);
+  }
   return { node, remote, dataDir };
 }
 
