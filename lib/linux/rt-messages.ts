@@ -32,30 +32,34 @@ interface Emitter {
   emit(data: StreamData): void;
 }
 
-function split(r: Buffer, length: number, what: string): [Buffer, Buffer] {
-  if (r.length < length) throw new Error(`Unexpected ${what} message length (${r.length})`);
-  return [r.subarray(0, length), r.subarray(length)];
+interface Layout<M extends RtMessage> {
+  readonly kind: M['kind'];
+  /** the struct's name in netlink's errors */
+  readonly what: string;
+  /** the fixed header's size; the attributes follow it */
+  readonly length: number;
+  readonly data: (b: Buffer) => M['data'];
+  readonly attrs: (b: Buffer) => M['attrs'];
 }
 
-function parseLinkMessage(r: Buffer): LinkMessage {
-  const [data, attrs] = split(r, __LENGTH_Link, 'Link');
-  return { kind: 'link', data: parseLink(data), attrs: parseLinkAttrs(attrs) };
+/** A decoder of one message kind, as netlink's own: the fixed header, then the attributes. */
+function decoder<M extends RtMessage>({ kind, what, length, data, attrs }: Layout<M>): (r: Buffer) => M {
+  return (r) => {
+    if (r.length < length) throw new Error(`Unexpected ${what} message length (${r.length})`);
+    return { kind, data: data(r.subarray(0, length)), attrs: attrs(r.subarray(length)) } as M;
+  };
 }
 
-function parseAddressMessage(r: Buffer): AddressMessage {
-  const [data, attrs] = split(r, __LENGTH_Address, 'Address');
-  return { kind: 'address', data: parseAddress(data), attrs: parseAddressAttrs(attrs) };
-}
-
-function parseRouteMessage(r: Buffer): RouteMessage {
-  const [data, attrs] = split(r, __LENGTH_Route, 'Route');
-  return { kind: 'route', data: parseRoute(data), attrs: parseRouteAttrs(attrs) };
-}
-
-function parseTcMessage(r: Buffer): TcMessage {
-  const [data, attrs] = split(r, __LENGTH_Tc, 'Tc');
-  return { kind: 'tc', data: parseTc(data), attrs: parseTcAttrs(attrs) };
-}
+const parseLinkMessage = decoder<LinkMessage>({ kind: 'link', what: 'Link', length: __LENGTH_Link, data: parseLink, attrs: parseLinkAttrs });
+const parseAddressMessage = decoder<AddressMessage>({
+  kind: 'address',
+  what: 'Address',
+  length: __LENGTH_Address,
+  data: parseAddress,
+  attrs: parseAddressAttrs,
+});
+const parseRouteMessage = decoder<RouteMessage>({ kind: 'route', what: 'Route', length: __LENGTH_Route, data: parseRoute, attrs: parseRouteAttrs });
+const parseTcMessage = decoder<TcMessage>({ kind: 'tc', what: 'Tc', length: __LENGTH_Tc, data: parseTc, attrs: parseTcAttrs });
 
 const PARSERS: Readonly<Record<number, (r: Buffer) => RtMessage>> = {
   [MessageType.NEWLINK]: parseLinkMessage,
