@@ -2,9 +2,9 @@
 // esbuild plugin that routes every native load to the loader of the form being built.
 // scripts/build.ts makes the single-file bundles (dist/bin), scripts/build-bun.ts the Bun binary.
 import { build, type BuildOptions, type Plugin } from 'esbuild';
-import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
+import { hexDigest } from '../lib/cni-spec/digest.ts';
 import { parseBarrel, rewriteImports, type BarrelMap } from './debarrel.ts';
 import { netlinkEsm } from './netlink-esm.ts';
 
@@ -17,7 +17,7 @@ const nativePaths: Record<string, string> = {
 };
 
 export function sha256(bytes: Buffer | string): string {
-  return createHash('sha256').update(bytes).digest('hex');
+  return hexDigest('sha256', bytes);
 }
 
 export interface NativeBlob {

@@ -1,9 +1,9 @@
 // The verbs of cni-run: each finds the network, builds what libcni's RuntimeConf holds, runs
 // the list through tools/libcni and keeps libcni's result cache, so cnitool (or a runtime on
 // libcni) and cni-run can act on each other's attachments.
-import { createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { hexDigest } from '../../lib/cni-spec/digest.ts';
 import {
   addNetworkList,
   checkNetworkList,
@@ -52,7 +52,7 @@ export function resolveNetns(arg: string): string {
 
 /** cnitool's container id: "cnitool-" and the first 10 bytes of SHA-512 of the absolute netns path, so both tools name a pod alike. */
 export function defaultContainerId(netnsPath: string): string {
-  return `cnitool-${createHash('sha512').update(netnsPath).digest('hex').slice(0, 20)}`;
+  return `cnitool-${hexDigest('sha512', netnsPath).slice(0, 20)}`;
 }
 
 // libcni hands plugins its own environment with the CNI_* protocol variables set for the call.
