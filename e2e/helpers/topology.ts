@@ -64,10 +64,12 @@ export async function makeTopology(t: Test, o: TopologyOptions = {}): Promise<To
   // a moment later worked. Each side answering the other once proves the link before a test
   // times anything over it.
   for (const addr of [UPLINK.remoteV4, UPLINK.remoteV6]) {
-    await run('ip', ['netns', 'exec', node.name, 'ping', addr.includes(':') ? '-6' : '-4', '-c1', '-w10', '-n', '-q', addr]);
+    await run('ip', ['netns', 'exec', node.name, 'ping', pingFamily(addr), '-c1', '-w10', '-n', '-q', addr]);
   }
   return { node, remote, dataDir };
 }
+
+const pingFamily = (addr: string): '-4' | '-6' => (addr.includes(':') ? '-6' : '-4');
 
 /** A pod's netns: created empty (only a down `lo`), removed in teardown. */
 export function makePod(t: Test): Promise<TestNetns> {
@@ -80,8 +82,7 @@ export function makePod(t: Test): Promise<TestNetns> {
  * no answer only after a positive control proved the path.
  */
 export async function pings(from: string, addr: string): Promise<boolean> {
-  const family = addr.includes(':') ? ['-6'] : ['-4'];
-  const r = await nsExec(from, 'ping', [...family, '-c1', '-W2', '-n', '-q', addr]);
+  const r = await nsExec(from, 'ping', [pingFamily(addr), '-c1', '-W2', '-n', '-q', addr]);
   return r.code === 0;
 }
 
