@@ -7,6 +7,7 @@ import { join, relative, resolve } from 'node:path';
 import { hexDigest } from '../lib/cni-spec/digest.ts';
 import { parseBarrel, rewriteImports, type BarrelMap } from './debarrel.ts';
 import { netlinkEsm } from './netlink-esm.ts';
+import { quickShapes } from './quick-shapes.ts';
 
 export const root = resolve(import.meta.dirname, '..');
 
@@ -120,6 +121,13 @@ export const bundleOptions = {
   logLevel: 'warning',
 } as const satisfies BuildOptions;
 
+// The schemas' shapes (lib/cni-spec/named-schema.ts), derived once per build.
+let shapes: Promise<string> | undefined;
+async function withShapes(o: BuildOptions): Promise<Record<string, string>> {
+  shapes ??= quickShapes().then((s) => JSON.stringify(JSON.stringify(s)));
+  return { CNI_QUICK_SHAPES: await shapes, ...o.define };
+}
+
 const withPlugins = (o: BuildOptions): Plugin[] => [bundledBuiltins, netlinkEndianness, netlinkEsm, debarrel, ...(o.plugins ?? [])];
 
 function assertAscii(entry: string, file: { path: string; text: string }): void {
@@ -128,7 +136,7 @@ function assertAscii(entry: string, file: { path: string; text: string }): void 
 
 /** One entry bundled with bundleOptions; `plugins` come after bundledBuiltins. */
 export async function bundle(entry: string, o: BuildOptions = {}): Promise<string> {
-  const res = await build({ ...bundleOptions, entryPoints: [entry], ...o, plugins: withPlugins(o) });
+  const res = await build({ ...bundleOptions, entryPoints: [entry], ...o, define: await withShapes(o), plugins: withPlugins(o) });
   const out = res.outputFiles?.[0];
   if (!out) throw new Error(`esbuild produced no output for ${entry}`);
   assertAscii(entry, out);
@@ -148,6 +156,7 @@ export async function bundleSplit(entry: string, outdir: string, o: BuildOptions
     outExtension: { '.js': '.mjs' },
     entryPoints: [entry],
     ...o,
+    define: await withShapes(o),
     plugins: withPlugins(o),
   });
   const files = (res.outputFiles ?? []).map((f) => ({ path: relative(outdir, f.path), text: f.text }));

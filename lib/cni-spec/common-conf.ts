@@ -4,6 +4,7 @@
 // a wrong JSON type for any of them before the plugin does anything, so the dispatcher checks
 // them for every plugin before any handler runs. A JSON null is "absent", as for Go.
 import * as z from 'zod/mini';
+import { namedSchema } from './named-schema.ts';
 
 function build() {
   const str = z.optional(z.string());
@@ -25,9 +26,5 @@ function build() {
   });
 }
 
-let cached: ReturnType<typeof build> | undefined;
-
 /** The shared fields' schema; the bad-input generator derives its cases from it too. */
-export function commonConfSchema(): ReturnType<typeof build> {
-  return (cached ??= build());
-}
+export const commonConfSchema = namedSchema('common', build);

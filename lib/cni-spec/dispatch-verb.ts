@@ -68,10 +68,10 @@ function prevResultForDel(config: Record<string, unknown>, raw: unknown, version
     return { note: `DEL goes on without prevResult, which cannot be read: ${e.msg}${e.details ? ` (${e.details})` : ''}` };
   };
   try {
-    parseWithSchema(commonConfSchema(), config);
+    parseWithSchema(commonConfSchema, config);
   } catch (err) {
     // Another shared field that is wrong is still an error, as for every verb.
-    parseWithSchema(commonConfSchema(), withoutPrevResult(config));
+    parseWithSchema(commonConfSchema, withoutPrevResult(config));
     return dropped(err);
   }
   try {
@@ -123,7 +123,7 @@ function parseRequest(
   checkVersion(verb, version, spec);
   // After skel's own checks (their codes and messages come first), before any handler.
   const forDel = verb === 'DEL' ? prevResultForDel(config, fields.prevResult, version) : undefined;
-  if (!forDel) parseWithSchema(commonConfSchema(), config);
+  if (!forDel) parseWithSchema(commonConfSchema, config);
   const handler = handlerFor(spec, verb);
   // No handler for CHECK/GC/STATUS: the version gates passed, so it is a successful no-op.
   if (handler === undefined) return undefined;

@@ -4,7 +4,8 @@
 // handler gets a CniRequest and returns a Result (ADD) or nothing, and throws to fail (a plain
 // Error prints as code 999, a CniError as itself). Its conf.ts declares a zod/mini schema —
 // `import * as z from 'zod/mini'` (the `{ z }` form drags every zod locale into the bundle) —
-// and reads req.config with parseWithSchema, which folds key case like Go at every level.
+// under a name (namedSchema: the build derives its shape, so a config that fits is read without
+// building zod) and reads req.config with parseWithSchema, which folds key case like Go at every level.
 export { ErrorCode, CniError, asCniError, errorText, type CniErrorJSON } from './errors.ts';
 export { ALL_VERSIONS, type CniVersion, compareVersions, isCniVersion, CURRENT_VERSION, DEFAULT_VERSION } from './versions.ts';
 export type { Interface, IPConfig, Route, DNS, Result } from './result.ts';
@@ -12,6 +13,9 @@ export { parseResult } from './result-parse.ts';
 export { cleanDNS, cleanRoute } from './result-clean.ts';
 export { convertResult, renderResult } from './result-convert.ts';
 export { decodeConfig, parseWithSchema } from './config.ts';
+export { namedSchema, type NamedSchema } from './named-schema.ts';
+export { namedTransform } from './quick-shape.ts';
+export { cidrText, failTransform, ipText } from './text-fields.ts';
 export { foldKeys, foldName } from './fold.ts';
 export { foldBySchema } from './fold-schema.ts';
 export { parseCniArgs } from './args.ts';

@@ -6,8 +6,8 @@ import { CniError, ErrorCode } from './errors.ts';
 import { goQuote } from './go-json.ts';
 import { cleanDNS, cleanIP, cleanInterface, cleanRoute, type Loosely } from './result-clean.ts';
 import type { DNS, Result } from './result.ts';
-import { resultSchema, type Raw020, type Raw040 } from './result-schema.ts';
-import { validate } from './schema.ts';
+import { namedResultSchema, type Raw020, type Raw040 } from './result-schema.ts';
+import { quickRead } from './schema.ts';
 import { DEFAULT_VERSION, FAMILY_VERSIONS, resultFamily } from './versions.ts';
 
 function assemble(cniVersion: string, parts: Omit<Result, 'cniVersion'>): Result {
@@ -77,7 +77,7 @@ export function parseResult(raw: unknown, configVersion: string): Result {
   if (withVersion['cniVersion'] === undefined || withVersion['cniVersion'] === null || withVersion['cniVersion'] === '') {
     withVersion['cniVersion'] = version;
   }
-  const parsed = validate(resultSchema(family), withVersion);
+  const parsed = quickRead(namedResultSchema(family), withVersion);
   if (!parsed.ok) throw new CniError(ErrorCode.DecodingFailure, 'could not parse result', parsed.problems.join('; '));
   const supported = FAMILY_VERSIONS[family];
   if (!supported.includes(parsed.value.cniVersion)) {

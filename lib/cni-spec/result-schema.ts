@@ -2,36 +2,8 @@
 // Built on first use only: most plugin runs never parse a result.
 import * as z from 'zod/mini';
 import type { ResultFamily } from './versions.ts';
-import { canonicalCIDR, canonicalIP } from './ip.ts';
-
-// Go reads addresses through net.ParseCIDR / net.ParseIP and prints them canonically.
-function cidr() {
-  return z.pipe(
-    z.string(),
-    z.transform((v: string, ctx) => {
-      const c = canonicalCIDR(v);
-      if (c !== undefined) return c;
-      ctx.issues.push({ code: 'custom', message: `invalid CIDR address: ${v}`, input: v });
-      return z.NEVER;
-    }),
-  );
-}
-
-// An empty string is Go's nil IP, i.e. absent.
-function ip() {
-  return z.optional(
-    z.pipe(
-      z.string(),
-      z.transform((v: string, ctx) => {
-        if (v === '') return undefined;
-        const c = canonicalIP(v);
-        if (c !== undefined) return c;
-        ctx.issues.push({ code: 'custom', message: `invalid IP address: ${v}`, input: v });
-        return z.NEVER;
-      }),
-    ),
-  );
-}
+import { namedSchema, type NamedSchema } from './named-schema.ts';
+import { cidrText, ipText } from './text-fields.ts';
 
 // One instance of each leaf, shared by every field of its kind (a zod schema is immutable), and
 // only the family a process reads is built: building zod schemas is a start-up cost (profiled).
@@ -40,8 +12,8 @@ function buildLeaves() {
   const str = z.optional(z.string());
   const int = z.optional(z.int());
   const strs = z.optional(z.array(z.string()));
-  const cidrField = cidr();
-  const ipField = ip();
+  const cidrField = cidrText();
+  const ipField = ipText();
   // types.Route is shared by every family, so the 1.1 attributes exist in all of them.
   const route = z.object({ dst: cidrField, gw: ipField, mtu: int, advmss: int, priority: int, table: int, scope: int });
   const dns = z.optional(z.object({ nameservers: strs, domain: str, search: strs, options: strs }));
@@ -73,11 +45,20 @@ const families = {
 
 type Leaves = ReturnType<typeof buildLeaves>;
 type Schemas = { [F in ResultFamily]: ReturnType<(typeof families)[F]> };
-const cache: Partial<Schemas> = {};
+const leavesOnce = () => (leaves ??= buildLeaves());
+const named = {
+  '020': namedSchema('result-020', () => families['020'](leavesOnce())),
+  '040': namedSchema('result-040', () => families['040'](leavesOnce())),
+  '100': namedSchema('result-100', () => families['100'](leavesOnce())),
+} satisfies { [F in ResultFamily]: NamedSchema<Schemas[F]> };
+
+/** A family's schema by name: quickRead reads a result without building the schema when it can. */
+export function namedResultSchema<F extends ResultFamily>(family: F): NamedSchema<Schemas[F]> {
+  return named[family] as NamedSchema<Schemas[F]>;
+}
 
 export function resultSchema<F extends ResultFamily>(family: F): Schemas[F] {
-  leaves ??= buildLeaves();
-  return (cache[family] ??= families[family](leaves) as Schemas[F]);
+  return named[family]() as Schemas[F];
 }
 
 export type Raw020 = z.output<Schemas['020']>;

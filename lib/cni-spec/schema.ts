@@ -3,6 +3,8 @@
 import * as z from 'zod/mini';
 import en from 'zod/v4/locales/en.js';
 import { foldBySchema } from './fold-schema.ts';
+import { shapeFor, type NamedSchema } from './named-schema.ts';
+import { quickParse } from './quick-parse.ts';
 
 let localeSet = false;
 
@@ -70,4 +72,10 @@ export function validate<S extends z.core.$ZodType>(schema: S, raw: unknown): Va
   ensureLocale();
   const r = z.safeParse(schema, foldBySchema(schema, raw));
   return r.success ? { ok: true, value: r.data } : { ok: false, problems: formatIssues(r.error.issues) };
+}
+
+/** validate() of a named schema: its quick reading first, zod (built now) when that gives up. */
+export function quickRead<S extends z.core.$ZodType>(schema: NamedSchema<S>, raw: unknown): Validated<z.output<S>> {
+  const q = quickParse(shapeFor(schema), raw);
+  return q ? { ok: true, value: q.value as z.output<S> } : validate(schema(), raw);
 }

@@ -79,7 +79,7 @@ function checkRangeSets(sets: RawSet[], cniVersion: string): RangeSet[] {
 }
 
 export function loadHostLocalConf(req: CniRequest): HostLocalConf {
-  const raw = parseWithSchema(hostLocalSchema(), req.config);
+  const raw = parseWithSchema(hostLocalSchema, req.config);
   const ipam = raw.ipam;
   if (ipam === undefined) throw configError("IPAM config missing 'ipam' key", 'ipam');
   const requested = collectRequestedIps({ cniArgs: req.args, argsIps: raw.args?.cni?.ips, runtimeIps: raw.runtimeConfig?.ips });

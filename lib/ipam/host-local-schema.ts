@@ -1,6 +1,7 @@
 // The parts of the network config host-local reads (https://github.com/containernetworking/plugins/blob/v1.9.0/plugins/ipam/host-local/backend/allocator/config.go). IPAM plugins get the
 // calling plugin's whole config; everything else in it is ignored.
 import * as z from 'zod/mini';
+import { namedSchema } from '../cni-spec/index.ts';
 import { ipField, requestedIpField, routeSchema, subnetField } from './schema-parts.ts';
 
 function build() {
@@ -30,10 +31,6 @@ function build() {
   });
 }
 
-let cached: ReturnType<typeof build> | undefined;
-
-export function hostLocalSchema(): ReturnType<typeof build> {
-  return (cached ??= build());
-}
+export const hostLocalSchema = namedSchema('host-local', build);
 
 export type HostLocalRaw = z.output<ReturnType<typeof build>>;

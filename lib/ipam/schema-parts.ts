@@ -2,35 +2,28 @@
 // while the config is decoded, with the messages Go's JSON decoding gives for bad text, so
 // every badly written address is reported with its path in one code-7 error.
 import * as z from 'zod/mini';
-import { canonicalCIDR, canonicalIP } from '../cni-spec/index.ts';
+import { cidrText, failTransform, ipText, namedTransform } from '../cni-spec/index.ts';
 import { parseAddr, parseSubnet, type Addr, type Subnet } from './addr.ts';
 
 type Ctx = z.core.ParsePayload<unknown>;
 
-function fail(ctx: Ctx, v: string, message: string): never {
-  ctx.issues.push({ code: 'custom', message, input: v });
-  return z.NEVER;
-}
+// Named, so a config is read through them without building the schema (lib/cni-spec quick-shape.ts).
+const ADDR = namedTransform('ipam-addr', (v: string, ctx: Ctx): Addr | undefined =>
+  v === '' ? undefined : (parseAddr(v) ?? failTransform(ctx, v, `invalid IP address: ${v}`)),
+);
+const SUBNET = namedTransform('ipam-subnet', (v: string, ctx: Ctx): Subnet => parseSubnet(v) ?? failTransform(ctx, v, `invalid CIDR address: ${v}`));
+const REQUESTED = namedTransform('ipam-requested-ip', (v: string, ctx: Ctx): Addr | null =>
+  v === '' ? null : (parseRequestedIp(v) ?? failTransform(ctx, v, `invalid IP address ${v}`)),
+);
 
 /** A net.IP field: "" means absent, like Go's nil IP. */
 export function ipField() {
-  return z.optional(
-    z.pipe(
-      z.string(),
-      z.transform((v: string, ctx): Addr | undefined => {
-        if (v === '') return undefined;
-        return parseAddr(v) ?? fail(ctx, v, `invalid IP address: ${v}`);
-      }),
-    ),
-  );
+  return z.optional(z.pipe(z.string(), z.transform(ADDR)));
 }
 
 /** A types.IPNet field: the address keeps its host bits. */
 export function subnetField() {
-  return z.pipe(
-    z.string(),
-    z.transform((v: string, ctx): Subnet => parseSubnet(v) ?? fail(ctx, v, `invalid CIDR address: ${v}`)),
-  );
+  return z.pipe(z.string(), z.transform(SUBNET));
 }
 
 /**
@@ -38,13 +31,7 @@ export function subnetField() {
  * empty IP, which the loader refuses later with the reference's message (null here).
  */
 export function requestedIpField() {
-  return z.pipe(
-    z.string(),
-    z.transform((v: string, ctx): Addr | null => {
-      if (v === '') return null;
-      return parseRequestedIp(v) ?? fail(ctx, v, `invalid IP address ${v}`);
-    }),
-  );
+  return z.pipe(z.string(), z.transform(REQUESTED));
 }
 
 export function parseRequestedIp(v: string): Addr | undefined {
@@ -52,24 +39,13 @@ export function parseRequestedIp(v: string): Addr | undefined {
   return parseSubnet(v)?.ip;
 }
 
-const canonical = (f: (s: string) => string | undefined, what: string) =>
-  z.pipe(
-    z.string(),
-    z.transform((v: string, ctx): string => f(v) ?? fail(ctx, v, `invalid ${what}: ${v}`)),
-  );
-
 const optInt = () => z.optional(z.int());
 
 /** types.Route, returned verbatim (Go's text for its addresses). */
 export function routeSchema() {
   return z.object({
-    dst: canonical(canonicalCIDR, 'CIDR address'),
-    gw: z.optional(
-      z.pipe(
-        z.string(),
-        z.transform((v: string, ctx): string | undefined => (v === '' ? undefined : (canonicalIP(v) ?? fail(ctx, v, `invalid IP address: ${v}`)))),
-      ),
-    ),
+    dst: cidrText(),
+    gw: ipText(),
     mtu: optInt(),
     advmss: optInt(),
     priority: optInt(),

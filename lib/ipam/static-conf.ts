@@ -3,7 +3,7 @@
 // included), then ipam.addresses plus CNI_ARGS IP (appended), whose addresses take the
 // CNI_ARGS GATEWAY that lies in their subnet.
 import * as z from 'zod/mini';
-import { cleanDNS, cleanRoute, compareVersions, parseCniArgs, parseWithSchema, type CniRequest, type DNS, type Route } from '../cni-spec/index.ts';
+import { cleanDNS, cleanRoute, compareVersions, namedSchema, parseCniArgs, parseWithSchema, type CniRequest, type DNS, type Route } from '../cni-spec/index.ts';
 import { formatSubnet, parseAddr, parseSubnet, subnetContains, type Addr, type Subnet } from './addr.ts';
 import { configError } from './problem.ts';
 import { dnsSchema, ipField, routeSchema } from './schema-parts.ts';
@@ -25,12 +25,8 @@ function build() {
   });
 }
 
-let schema: ReturnType<typeof build> | undefined;
-
 /** The fields static reads (also used by e2e/bad-input to derive its cases). */
-export function staticConfSchema(): ReturnType<typeof build> {
-  return (schema ??= build());
-}
+export const staticConfSchema = namedSchema('static', build);
 
 export interface StaticAddress {
   /** as the result prints it: the address with its prefix length, host bits kept */
@@ -78,7 +74,7 @@ function fromCniArgs(cniArgs: string): Entry[] {
 }
 
 export function loadStaticConf(req: CniRequest): StaticConf {
-  const raw = parseWithSchema(staticConfSchema(), req.config);
+  const raw = parseWithSchema(staticConfSchema, req.config);
   const ipam = raw.ipam;
   if (ipam === undefined) throw configError("IPAM config missing 'ipam' key", 'ipam');
   const notCidr = (s: string) => `an entry in the 'ips' field is NOT in CIDR notation, got: '${s}'`;

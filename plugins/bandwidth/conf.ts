@@ -6,7 +6,7 @@
 // arrives through the capability as one of the runtimes' "no burst given" sentinels is treated
 // as unset and sized from the rate at ADD (burst-plan.ts), unless `referenceBurst: true`.
 import * as z from 'zod/mini';
-import { CniError, ErrorCode, parseWithSchema, timed, type CniRequest } from '../../lib/cni-spec/index.ts';
+import { CniError, ErrorCode, namedSchema, parseWithSchema, timed, type CniRequest } from '../../lib/cni-spec/index.ts';
 
 /** containerd's CRI (2^32 − 1) and kubelet's dockershim (2^31 − 1) pass these as "no burst". */
 export const RUNTIME_BURST_SENTINELS: readonly number[] = [4294967295, 2147483647];
@@ -42,12 +42,8 @@ function buildSchema() {
   });
 }
 
-let schema: ReturnType<typeof buildSchema> | undefined;
-
 /** bandwidth's own fields (the shared ones are checked by the dispatcher); the bad-input generator derives its cases from it. */
-export function bandwidthConfSchema(): ReturnType<typeof buildSchema> {
-  return (schema ??= buildSchema());
-}
+export const bandwidthConfSchema = namedSchema('bandwidth', buildSchema);
 type Entry = { [K in (typeof KEYS)[number]]?: number | undefined };
 
 interface Problem {
@@ -102,7 +98,7 @@ export function loadConf(req: CniRequest): BandwidthConf {
 }
 
 function parseConf(req: CniRequest): BandwidthConf {
-  const raw = parseWithSchema(bandwidthConfSchema(), req.config);
+  const raw = parseWithSchema(bandwidthConfSchema, req.config);
   const isStatic = KEYS.some((k) => raw[k] !== undefined);
   const runtime = raw.runtimeConfig?.bandwidth;
   const entry: Entry | undefined = isStatic ? raw : runtime;

@@ -1,7 +1,18 @@
 // The bridge plugin's configuration (reference NetConf, https://github.com/containernetworking/plugins/blob/v1.9.0/plugins/main/bridge/bridge.go): validated and resolved in one go,
 // before anything touches the host, into a frozen BridgeConf (docs/architecture.md#conventions).
 import * as z from 'zod/mini';
-import { cleanDNS, CniError, ErrorCode, isValidIfName, parseCniArgs, parseWithSchema, timed, type CniRequest, type DNS } from '../../lib/cni-spec/index.ts';
+import {
+  cleanDNS,
+  CniError,
+  ErrorCode,
+  isValidIfName,
+  namedSchema,
+  parseCniArgs,
+  parseWithSchema,
+  timed,
+  type CniRequest,
+  type DNS,
+} from '../../lib/cni-spec/index.ts';
 import { pickMac } from './mac.ts';
 import { collectVlanTrunk, planPortVlans, type PortVlanPlan, type Problem } from './vlan-plan.ts';
 
@@ -68,12 +79,8 @@ function buildSchema() {
   });
 }
 
-let schema: ReturnType<typeof buildSchema> | undefined;
-
 /** The fields bridge reads, for loadConf and for tests that derive cases from them (e2e/bad-input). */
-export function bridgeConfSchema(): ReturnType<typeof buildSchema> {
-  return (schema ??= buildSchema());
-}
+export const bridgeConfSchema = namedSchema('bridge', buildSchema);
 
 export interface LoadOptions {
   /** ADD also refuses combinations the reference refuses only in ADD (DEL must still clean up) */
@@ -94,7 +101,7 @@ export function loadConf(req: CniRequest, o: LoadOptions = {}): BridgeConf {
 }
 
 function parseConf(req: CniRequest, o: LoadOptions): BridgeConf {
-  const raw = parseWithSchema(bridgeConfSchema(), req.config);
+  const raw = parseWithSchema(bridgeConfSchema, req.config);
   const problems: Problem[] = [];
   const bridge = raw.bridge ?? DEFAULT_BRIDGE;
   // The kernel's dev_valid_name plus NUL: a bad name is a config error, not a half-done ADD.

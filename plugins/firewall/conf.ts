@@ -3,7 +3,7 @@
 // validated and resolved before anything touches the host. Every error is code 7 with `details`
 // naming the field; the messages are the reference's where it has one.
 import * as z from 'zod/mini';
-import { CniError, ErrorCode, parseWithSchema, timed, type CniRequest, type Result } from '../../lib/cni-spec/index.ts';
+import { CniError, ErrorCode, namedSchema, parseWithSchema, timed, type CniRequest, type Result } from '../../lib/cni-spec/index.ts';
 import {
   containerAddr,
   defaultFirewallBackend,
@@ -31,12 +31,8 @@ function buildSchema() {
   });
 }
 
-let schema: ReturnType<typeof buildSchema> | undefined;
-
 /** firewall's own fields (the shared ones are checked by the dispatcher); the bad-input generator derives its cases from it. */
-export function firewallConfSchema(): ReturnType<typeof buildSchema> {
-  return (schema ??= buildSchema());
-}
+export const firewallConfSchema = namedSchema('firewall', buildSchema);
 
 interface Problem {
   field: string;
@@ -76,7 +72,7 @@ export function loadConf(req: CniRequest): FirewallConf {
 }
 
 function parseConf(req: CniRequest): FirewallConf {
-  const raw = parseWithSchema(firewallConfSchema(), req.config);
+  const raw = parseWithSchema(firewallConfSchema, req.config);
   const problems: Problem[] = [];
   let fixed: FirewallBackend | undefined;
   // The reference falls back to its default for any other value; a typo should not pick a backend.

@@ -2,7 +2,7 @@
 // touches the host. Messages are the reference's where it has one; every error is code 7 and
 // `details` names the field. Every token that will reach nft or iptables input is checked here.
 import * as z from 'zod/mini';
-import { canonicalIP, CniError, ErrorCode, parseWithSchema, timed, type CniRequest, type Result } from '../../lib/cni-spec/index.ts';
+import { canonicalIP, CniError, ErrorCode, namedSchema, parseWithSchema, timed, type CniRequest, type Result } from '../../lib/cni-spec/index.ts';
 import {
   CONDITION_MAX_LEN,
   CONDITION_TOKEN_RE,
@@ -50,13 +50,10 @@ function buildSchema() {
   });
 }
 
-let schema: ReturnType<typeof buildSchema> | undefined;
 type Raw = z.output<ReturnType<typeof buildSchema>>;
 
 /** portmap's own fields (the shared ones are checked by the dispatcher); the bad-input generator derives its cases from it. */
-export function portmapConfSchema(): ReturnType<typeof buildSchema> {
-  return (schema ??= buildSchema());
-}
+export const portmapConfSchema = namedSchema('portmap', buildSchema);
 
 interface Problem {
   field: string;
@@ -180,7 +177,7 @@ export function loadConf(req: CniRequest): PortmapConf {
 }
 
 function parseConf(req: CniRequest): PortmapConf {
-  const raw = parseWithSchema(portmapConfSchema(), req.config);
+  const raw = parseWithSchema(portmapConfSchema, req.config);
   const problems: Problem[] = [];
   if (raw.markMasqBit != null && raw.externalSetMarkChain != null) {
     problems.push({ field: 'externalSetMarkChain', msg: 'Cannot specify externalSetMarkChain and markMasqBit' });

@@ -1,7 +1,7 @@
 // The ptp plugin's configuration (reference NetConf in plugins/main/ptp/ptp.go, v1.1.1;
 // ipMasqBackend as bridge reads it), validated before anything touches the host.
 import * as z from 'zod/mini';
-import { cleanDNS, CniError, ErrorCode, parseWithSchema, timed, type CniRequest, type DNS } from '../../lib/cni-spec/index.ts';
+import { cleanDNS, CniError, ErrorCode, namedSchema, parseWithSchema, timed, type CniRequest, type DNS } from '../../lib/cni-spec/index.ts';
 
 export interface PtpConf {
   readonly network: string;
@@ -27,19 +27,15 @@ function buildSchema() {
   });
 }
 
-let schema: ReturnType<typeof buildSchema> | undefined;
-
 /** ptp's own fields; the bad-input generator derives its cases from it. */
-export function ptpConfSchema(): ReturnType<typeof buildSchema> {
-  return (schema ??= buildSchema());
-}
+export const ptpConfSchema = namedSchema('ptp', buildSchema);
 
 export function loadConf(req: CniRequest): PtpConf {
   return timed('config', () => parseConf(req));
 }
 
 function parseConf(req: CniRequest): PtpConf {
-  const raw = parseWithSchema(ptpConfSchema(), req.config);
+  const raw = parseWithSchema(ptpConfSchema, req.config);
   const problems: { field: string; msg: string }[] = [];
   if (raw.mtu !== undefined && (raw.mtu < 0 || raw.mtu > MTU_MAX)) problems.push({ field: 'mtu', msg: `invalid MTU ${raw.mtu}` });
   const backend = raw.ipMasqBackend;

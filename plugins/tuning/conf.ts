@@ -7,7 +7,7 @@
 // (and overrides keys of) the top-level sysctl map.
 import { existsSync, readFileSync } from 'node:fs';
 import * as z from 'zod/mini';
-import { CniError, ErrorCode, parseCniArgs, parseWithSchema, timed, type CniRequest } from '../../lib/cni-spec/index.ts';
+import { CniError, ErrorCode, namedSchema, parseCniArgs, parseWithSchema, timed, type CniRequest } from '../../lib/cni-spec/index.ts';
 import { formatMac, isUnicastMac, parseMac, sysctlPath } from '../../lib/linux/index.ts';
 import { allowlistProblem, parseAllowlist, planSysctlPath, type PlannedSysctl } from './sysctl-plan.ts';
 
@@ -47,12 +47,8 @@ function buildSchema() {
   });
 }
 
-let schema: ReturnType<typeof buildSchema> | undefined;
-
 /** tuning's own fields; the bad-input generator derives its cases from it. */
-export function tuningConfSchema(): ReturnType<typeof buildSchema> {
-  return (schema ??= buildSchema());
-}
+export const tuningConfSchema = namedSchema('tuning', buildSchema);
 
 interface Problem {
   field: string;
@@ -69,7 +65,7 @@ export function loadConf(req: CniRequest, o: LoadOptions = {}): TuningConf {
 }
 
 function parseConf(req: CniRequest, o: LoadOptions): TuningConf {
-  const raw = parseWithSchema(tuningConfSchema(), req.config);
+  const raw = parseWithSchema(tuningConfSchema, req.config);
   // The reference's DEL parses CNI_ARGS too (parseConf), and fails on a malformed one.
   const { MAC: envMac } = parseCniArgs(req.args, ['MAC']);
   if (o.forDel) return Object.freeze({ dataDir: raw.dataDir || DEFAULT_DATA_DIR, sysctls: [], promisc: false });

@@ -192,7 +192,7 @@ function checkPlugin(list: NetworkConfigList, index: number, o: ValidateOptions,
   const run = (load: (req: CniRequest) => void) => {
     const config = buildPluginConfig(list, plugin, o.capabilityArgs !== undefined ? { capabilityArgs: o.capabilityArgs } : {});
     try {
-      parseWithSchema(commonConfSchema(), config);
+      parseWithSchema(commonConfSchema, config);
       load(request(list, config, o));
     } catch (err) {
       for (const p of fieldProblems(err)) at({ severity: 'error', field: p.field, message: `${p.message}${fromFlag(p.field)}` });
