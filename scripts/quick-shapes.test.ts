@@ -5,13 +5,13 @@
 // what zod returns, and it does read every valid config (else it would save nothing).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { isDeepStrictEqual } from 'node:util';
 import t, { type Test } from 'tap';
 import type * as z from 'zod/mini';
 import { type NamedSchema, namedSchemas } from '../lib/cni-spec/named-schema.ts';
 import { quickParse } from '../lib/cni-spec/quick-parse.ts';
 import { resultSchema } from '../lib/cni-spec/result-schema.ts';
 import { validate } from '../lib/cni-spec/schema.ts';
+import { sameValue } from '../lib/cni-spec/test-same-value.ts';
 import { resultFamily } from '../lib/cni-spec/versions.ts';
 import { schemaFields, setPath, wrongValues, type Path } from '../e2e/bad-input/schema-fields.ts';
 import { TARGETS } from '../e2e/bad-input/targets.ts';
@@ -25,13 +25,6 @@ const named = (s: z.core.$ZodType): NamedSchema => {
   if (!n) throw new Error('a schema of the generator is not a named schema');
   return n;
 };
-
-// Key order too: a result is printed in the order its keys were set.
-function sameKeys(a: unknown, b: unknown): boolean {
-  if (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null) return true;
-  const ka = Object.keys(a);
-  return isDeepStrictEqual(ka, Object.keys(b)) && ka.every((k) => sameKeys((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
-}
 
 const clone = <T>(v: T): T => structuredClone(v);
 const pathOf = (s: string): Path => s.split(/\.|(?=\[)/).map((p) => (p === '[0]' ? 0 : p));
@@ -65,7 +58,7 @@ function compare(t: Test, schema: NamedSchema, raw: unknown): boolean {
   if (q === undefined) return false;
   quick++;
   const v = validate(schema(), raw);
-  if (!v.ok || !isDeepStrictEqual(q.value, v.value) || !sameKeys(q.value, v.value)) {
+  if (!v.ok || !sameValue(q.value, v.value)) {
     const brief = (x: unknown) => JSON.stringify(x)?.slice(0, 600);
     t.fail(`${schema.schemaName}: the quick reading differs from zod`, { raw: brief(raw), quick: brief(q.value), zod: brief(v) });
     return true;

@@ -1,7 +1,8 @@
 // SHA digests in hex, for the names the reference derives from hashes (netfilter chains,
 // cnitool's container ids) and for checking the native store. Under Bun, loading node:crypto
-// pulls in Node's stream layer and costs ~8-11 ms of a fresh process (profiled: it was most of bridge DEL's ipMasq teardown), so
-// Bun's own hasher does it there; Node has node:crypto loaded at start, and gets it on first use.
+// pulls in Node's stream layer and costs ~8-11 ms of a fresh process (profiled: it was most of
+// bridge DEL's ipMasq teardown), so Bun's own hasher does it there; Node has node:crypto
+// loaded at start, and gets it on first use.
 import type * as Crypto from 'node:crypto';
 import { loadBuiltin } from './builtin.ts';
 import { bunRuntime } from './bun-runtime.ts';

@@ -3,24 +3,30 @@
 import type * as z from 'zod/mini';
 import { isPlainObject, matchKeys } from './fold.ts';
 
-// The parts of a zod schema definition the walk below needs; zod/mini shares core's defs.
-interface Def {
+// The parts of a zod schema definition read here and by quick-shape.ts; zod/mini shares core's defs.
+export interface ZodDef {
   type: string;
   shape?: Record<string, Schema>;
   catchall?: Schema;
   element?: Schema;
   innerType?: Schema;
   in?: Schema;
+  out?: Schema;
   options?: readonly Schema[];
+  keyType?: Schema;
   valueType?: Schema;
   items?: readonly Schema[];
   rest?: Schema | null;
   left?: Schema;
   right?: Schema;
   getter?: () => Schema;
+  transform?: (...args: never[]) => unknown;
+  checks?: readonly unknown[];
+  check?: string;
+  format?: string;
 }
 type Schema = z.core.$ZodType;
-const def = (s: Schema): Def => s._zod.def;
+export const def = (s: Schema): ZodDef => s._zod.def;
 
 const WRAPPERS = new Set(['optional', 'nullable', 'default', 'prefault', 'catch', 'readonly', 'nonoptional']);
 
@@ -48,7 +54,7 @@ function acceptsNull(s: Schema): boolean {
   }
 }
 
-function foldObject(d: Def, raw: Record<string, unknown>): Record<string, unknown> {
+function foldObject(d: ZodDef, raw: Record<string, unknown>): Record<string, unknown> {
   const shape = d.shape ?? {};
   const matched = matchKeys(raw, Object.keys(shape));
   const used = new Set(matched.values());

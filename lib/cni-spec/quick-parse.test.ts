@@ -1,12 +1,12 @@
 // The quick reading of a config against zod, the contract: on every input here it either gives
 // up or returns exactly what validate() (key folding, then zod) returns. The expected values are
 // zod's own answers, computed in the test.
-import { isDeepStrictEqual } from 'node:util';
 import t, { type Test } from 'tap';
 import * as z from 'zod/mini';
 import { quickParse } from './quick-parse.ts';
 import { namedTransform, shapeOf } from './quick-shape.ts';
 import { validate } from './schema.ts';
+import { sameValue } from './test-same-value.ts';
 import { failTransform } from './text-fields.ts';
 
 const upper = namedTransform('test-upper', (v: string, ctx: z.core.ParsePayload<unknown>) =>
@@ -27,14 +27,6 @@ const schema = z.object({
 });
 const shape = shapeOf(schema);
 
-/** Key order too: a result is printed in the order its keys were set. */
-function sameKeys(a: unknown, b: unknown): boolean {
-  if (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null) return true;
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  return isDeepStrictEqual(ka, kb) && ka.every((k) => sameKeys((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
-}
-
 function agrees(t: Test, raw: unknown, expectQuick: boolean): void {
   const q = quickParse(shape, raw);
   const v = validate(schema, raw);
@@ -42,7 +34,7 @@ function agrees(t: Test, raw: unknown, expectQuick: boolean): void {
   if (q === undefined) return;
   t.ok(v.ok, 'zod accepts what the quick reading accepted');
   if (!v.ok) return;
-  t.ok(isDeepStrictEqual(q.value, v.value) && sameKeys(q.value, v.value), 'same value, same key order');
+  t.ok(sameValue(q.value, v.value), 'same value, same key order');
 }
 
 const full = {

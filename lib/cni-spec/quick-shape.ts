@@ -5,6 +5,7 @@
 // executable as JSON; at run time a config that fits its shape is read without zod. Anything the
 // mirror does not describe becomes `opaque`, where the quick reading gives up and zod decides.
 import type * as z from 'zod/mini';
+import { def, type ZodDef } from './fold-schema.ts';
 
 export type Shape =
   | { readonly t: 'string' | 'number' | 'int' | 'boolean' | 'unknown' | 'opaque' }
@@ -20,7 +21,7 @@ export type Shape =
 export type TransformFn = (v: string, ctx: z.core.ParsePayload<unknown>) => unknown;
 
 const byName = new Map<string, TransformFn>();
-const names = new WeakMap<TransformFn, string>();
+const names = new WeakMap<object, string>();
 
 /**
  * Registers a string transform under a name unique in the suite, so a shape can name it and the
@@ -39,34 +40,13 @@ export function transformNamed(name: string): TransformFn | undefined {
   return byName.get(name);
 }
 
-// The parts of zod/mini's definitions read here (core's $ZodTypeDef).
-interface Def {
-  type: string;
-  shape?: Record<string, z.core.$ZodType>;
-  catchall?: unknown;
-  element?: z.core.$ZodType;
-  innerType?: z.core.$ZodType;
-  keyType?: z.core.$ZodType;
-  valueType?: z.core.$ZodType;
-  in?: z.core.$ZodType;
-  out?: z.core.$ZodType;
-  transform?: TransformFn;
-  checks?: readonly unknown[];
-  check?: string;
-  format?: string;
-}
-
 const OPAQUE: Shape = { t: 'opaque' };
 
-function defOf(s: z.core.$ZodType): Def {
-  return s._zod.def;
-}
-
-const unchecked = (d: Def) => (d.checks ?? []).length === 0;
+const unchecked = (d: ZodDef) => (d.checks ?? []).length === 0;
 
 /** The shape of `schema`; parts it cannot mirror exactly are `opaque`. */
 export function shapeOf(schema: z.core.$ZodType): Shape {
-  const d = defOf(schema);
+  const d = def(schema);
   switch (d.type) {
     case 'string':
       return unchecked(d) && d.format === undefined ? { t: 'string' } : OPAQUE;
@@ -91,7 +71,7 @@ export function shapeOf(schema: z.core.$ZodType): Shape {
       return { t: 'object', fields: Object.fromEntries(Object.entries(d.shape).map(([k, v]) => [k, shapeOf(v)])) };
     case 'pipe': {
       if (!d.in || !d.out || !unchecked(d)) return OPAQUE;
-      const out = defOf(d.out);
+      const out = def(d.out);
       const fn = out.type === 'transform' && out.transform ? names.get(out.transform) : undefined;
       return fn !== undefined && shapeOf(d.in).t === 'string' ? { t: 'text', fn } : OPAQUE;
     }
