@@ -85,7 +85,9 @@ export function formatIP(ip: Uint8Array): string {
   if (ip.length === 4) return ip.join('.');
   if (ip.length !== 16) throw new TypeError(`not an IP address: ${ip.length} bytes`);
   if (isV4(ip)) return `${ip[12]}.${ip[13]}.${ip[14]}.${ip[15]}`;
-  const w = Array.from({ length: 8 }, (_, i) => (ip[2 * i]! << 8) | ip[2 * i + 1]!);
+  // A loop, not Array.from: its first call costs a fresh Bun process 0.3–1 ms (measured).
+  const w: number[] = [];
+  for (let i = 0; i < 16; i += 2) w.push((ip[i]! << 8) | ip[i + 1]!);
   // Longest run of two or more zero words, the first one on a tie (netip's string6).
   let best = -1;
   let bestLen = 1;

@@ -16,8 +16,17 @@ export function parseMac(s: string): Buffer | undefined {
 /** Lower-case, colon-separated, as the kernel and `ip` print it; '' for a link without one. */
 export function formatMac(bytes: Uint8Array | undefined): string {
   if (!bytes) return '';
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join(':');
+  // A plain loop: every link read formats one, and Array.from with padStart cost a fresh Bun
+  // process ~0.4 ms the first time (measured).
+  let s = '';
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i] ?? 0;
+    s += (i === 0 ? '' : ':') + HEX[b >> 4] + HEX[b & 15];
+  }
+  return s;
 }
+
+const HEX = '0123456789abcdef';
 
 /** What the kernel accepts as a device address (is_valid_ether_addr): not multicast, not zero. */
 export function isUnicastMac(bytes: Uint8Array): boolean {

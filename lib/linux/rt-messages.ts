@@ -2,7 +2,8 @@
 // from netlink@0.3.0's struct encoders and decoders as its rt/structs.js builds them. That module
 // also holds the other message kinds and a table that reaches every decoder, so importing it kept
 // all of netlink in every bundle; from here the bundles keep only these kinds' code
-// (scripts/netlink-esm.ts).
+// (scripts/netlink-esm.ts). A link's attributes are the exception: link-attrs.ts decodes them
+// to the same object with less work.
 import type { StreamData } from 'netlink/dist/structs.js';
 import {
   __LENGTH_Address,
@@ -23,7 +24,8 @@ import {
   parseTc,
   parseTcAttrs,
 } from 'netlink/dist/rt/gen_structs.js';
-import { formatLinkAttrs, parseLinkAttrs } from 'netlink/dist/rt/ifla.js';
+import { formatLinkAttrs } from 'netlink/dist/rt/ifla.js';
+import { parseLinkAttrsQuick } from './link-attrs.ts';
 import type { AddressMessage, LinkMessage, RouteMessage, TcMessage } from 'netlink/dist/rt/structs.js';
 
 export type RtMessage = AddressMessage | LinkMessage | RouteMessage | TcMessage;
@@ -50,7 +52,7 @@ function decoder<M extends RtMessage>({ kind, what, length, data, attrs }: Layou
   };
 }
 
-const parseLinkMessage = decoder<LinkMessage>({ kind: 'link', what: 'Link', length: __LENGTH_Link, data: parseLink, attrs: parseLinkAttrs });
+const parseLinkMessage = decoder<LinkMessage>({ kind: 'link', what: 'Link', length: __LENGTH_Link, data: parseLink, attrs: parseLinkAttrsQuick });
 const parseAddressMessage = decoder<AddressMessage>({
   kind: 'address',
   what: 'Address',
