@@ -27,6 +27,9 @@ export async function cmdDel(req: CniRequest, d: BridgeDeps = realDeps): Promise
         : undefined;
     // Its failure is reported in its turn, after the steps before it.
     masq?.catch(() => undefined);
+    // Netlink requests block this thread, and the teardown starts its tools only once its own
+    // promises run: one turn of the event loop lets them start before the veth's removal blocks.
+    if (masq) await nextTurn();
     const [ns, index] = [pod, link?.index];
     if (ns && index !== undefined) await failures.attempt(() => d.kernel.deleteLink(ns, index));
     // After the device is gone (reference v1.2.0, plugins#666).
@@ -54,6 +57,8 @@ async function findContainerLink(d: BridgeDeps, pod: Netns, ifname: string): Pro
   const addrs = await d.kernel.listAddresses(pod, { index: link.index });
   return { index: link.index, ips: addrs.filter((a) => a.scope === 0).map((a) => `${a.address}/${a.prefixLen}`) };
 }
+
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 function prevResultIps(req: CniRequest): string[] {
   return (req.prevResult?.ips ?? []).map((ip) => ip.address);
