@@ -55,7 +55,10 @@ t.test(
     const pod = await makeBwPod(t, w, bandwidthConflist(w.dataDir), CONTAINERD_10M);
     const addr = await up(t, pod);
     for (const dir of ['into', 'out'] as const) {
-      const m = await measure(w.node.name, addr, dir, firstSecondsOk);
+      // Both figures ask for another sample when missed: a starved second drags the average
+      // under the band (7.5 Mbit/s in one second of a CI run), while shaping that lets the
+      // first second through fails every sample.
+      const m = await measure(w.node.name, addr, dir, (x) => firstSecondsOk(x) && within10(x));
       t.ok(firstSecondsOk(m), `${dir === 'into' ? 'node → pod' : 'pod → node'}: every second ≤ 11 Mbit/s: ${m.intervals.map(mbit).join(', ')}`);
       t.ok(within10(m), `and the average is the rate: ${mbit(m.bps)}`);
     }
