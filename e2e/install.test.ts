@@ -11,7 +11,10 @@ const root = resolve(import.meta.dirname, '..');
 const INSTALL = join(root, 'scripts', 'install.sh');
 // What each form installs (every program of the build), and the plugins among them, which answer VERSION.
 const BUNDLES = readdirSync(join(root, 'dist', 'bin')).sort();
-const BUN_LINKS = readdirSync(join(root, 'dist', 'bun', 'bin')).sort();
+// dist/bun/bin also holds cni-ts itself, beside the starter's links (scripts/build-bun.ts).
+const BUN_LINKS = readdirSync(join(root, 'dist', 'bun', 'bin'))
+  .filter((p) => p !== 'cni-ts')
+  .sort();
 const PLUGINS = readdirSync(join(root, 'plugins')).filter((p) => existsSync(join(root, 'plugins', p, 'main.ts')));
 
 async function install(prefix: string, ...args: string[]) {
@@ -38,8 +41,10 @@ t.test('bundles, then the Bun binary over them, then bundles again', async (t) =
   const before = statSync(join(prefix, 'bridge')).ino;
   await install(prefix, '--bun');
   t.same(readdirSync(prefix).sort(), [...new Set(['cni-ts', ...BUN_LINKS, ...BUNDLES])].sort(), 'the binary and its links, no temporary left');
-  const ino = statSync(join(prefix, 'cni-ts')).ino;
-  for (const p of BUN_LINKS) t.equal(statSync(join(prefix, p)).ino, ino, `${p} is a hard link to cni-ts`);
+  const binary = statSync(join(prefix, 'cni-ts')).ino;
+  const ino = statSync(join(prefix, 'bridge')).ino;
+  t.not(ino, binary, 'the programs are not the binary: they are its starter');
+  for (const p of BUN_LINKS) t.equal(statSync(join(prefix, p)).ino, ino, `${p} is a hard link of the starter`);
   t.not(ino, before, 'bridge is a new file, renamed into place');
   const head = Buffer.alloc(2);
   readSync(fd, head, 0, 2, 0);
@@ -55,11 +60,17 @@ t.test('the Bun binary over itself (an upgrade): the same names, one new binary'
   const prefix = join(tempDir(t, 'cnits-install-'), 'bin');
   await install(prefix, '--bun');
   const old = statSync(join(prefix, 'cni-ts')).ino;
+  const oldStarter = statSync(join(prefix, 'bridge')).ino;
   await install(prefix, '--bun');
   t.same(readdirSync(prefix).sort(), ['cni-ts', ...BUN_LINKS].sort(), 'the binary and its links, no temporary left');
-  const ino = statSync(join(prefix, 'cni-ts')).ino;
-  t.not(ino, old, 'cni-ts is a new file, renamed into place');
-  for (const p of BUN_LINKS) t.equal(statSync(join(prefix, p)).ino, ino, `${p} is a hard link to the new cni-ts`);
+  t.not(statSync(join(prefix, 'cni-ts')).ino, old, 'cni-ts is a new file, renamed into place');
+  const ino = statSync(join(prefix, 'bridge')).ino;
+  t.not(ino, oldStarter, 'so is the starter');
+  for (const p of BUN_LINKS) t.equal(statSync(join(prefix, p)).ino, ino, `${p} is a hard link of the new starter`);
+  // VERSION is the starter's own answer; anything else runs the installed binary.
+  const about = await tryRun('env', ['-i', 'PATH=/usr/sbin:/usr/bin:/sbin:/bin', 'CNI_COMMAND=', join(prefix, 'tuning')]);
+  t.equal(about.code, 0, about.stderr);
+  t.match(about.stderr, /^CNI tuning plugin \(cni-ts/, 'tuning runs the installed cni-ts');
   for (const p of PLUGINS) t.match(await versionOf(join(prefix, p)), { cniVersion: '1.1.0' }, `${p} answers as the Bun binary`);
 });
 

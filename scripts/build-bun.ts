@@ -17,7 +17,13 @@
 //      fewer pages: 1–3 ms less per plugin process (measured, docs/architecture.md). The runs
 //      change nothing on this host: each verb is refused by the dispatcher's own-netns check
 //      (code 8) before any handler runs, and a run that is not refused fails the build;
-//   4. the result is renamed into place and linked under every program's name.
+//   4. each plugin's VERSION answer is recorded from that binary, and native/bun-starter.c is
+//      compiled with them: a small static executable that answers VERSION itself and runs every
+//      other call as the `cni-ts` beside it, with the JavaScriptCore settings a compiled Bun
+//      program takes only from its environment (docs/architecture.md, The Bun form);
+//   5. both are renamed into place: dist/bun/cni-ts and dist/bun/starter; dist/bun/bin holds
+//      cni-ts (a hard link of the binary, which the starter looks for beside itself) and every
+//      program's name as a hard link of the starter, the layout scripts/install.sh --bun makes.
 //
 // Bun itself comes from npm (devDependency `bun`, pinned; scripts/bun-path.ts finds it).
 import { spawnSync } from 'node:child_process';
@@ -31,6 +37,7 @@ const outDir = join(root, 'dist', 'bun');
 // Intermediate files (the modules), kept for inspection.
 const work = join(root, '.cache', 'bun-build');
 const binary = join(outDir, 'cni-ts');
+const starter = join(outDir, 'starter');
 
 // Bun's build reads nothing from the environment we do not mean it to (BUN_* settings).
 const CLEAN_ENV = { PATH: process.env['PATH'] ?? '/usr/sbin:/usr/bin:/sbin:/bin', HOME: work };
@@ -109,6 +116,56 @@ function recordOrder(binary: string): string[] {
   });
 }
 
+/** Each plugin's VERSION answer (stdout, byte for byte), from the binary itself. */
+function recordVersions(binary: string): { program: string; answer: string }[] {
+  const dir = join(work, 'versions');
+  mkdirSync(dir, { recursive: true });
+  return PROGRAM_NAMES.filter((n) => n !== 'cni-run').map((program) => {
+    const link = join(dir, program);
+    rmSync(link, { force: true });
+    linkSync(binary, link);
+    const r = spawnSync(link, [], { cwd: dir, encoding: 'utf8', input: '', env: { PATH: CLEAN_ENV.PATH, CNI_COMMAND: 'VERSION' } });
+    // One line of printable ASCII: it goes into a C string literal as it is, but for " and \\.
+    if (
+      r.error ||
+      r.status !== 0 ||
+      !/^\{[\x20-\x7e]*\}\n$/.test(r.stdout) ||
+      !Array.isArray((JSON.parse(r.stdout) as { supportedVersions?: unknown }).supportedVersions)
+    ) {
+      throw new Error(`recording the VERSION answer of ${program} failed (exit ${r.status}): ${r.error?.message ?? ''}${r.stdout}${r.stderr}`);
+    }
+    return { program, answer: r.stdout };
+  });
+}
+
+/** native/bun-starter.c with the answers compiled in; static where the C library allows (no loader to run). */
+function buildStarter(answers: readonly { program: string; answer: string }[], outfile: string): void {
+  const dir = join(work, 'starter-src');
+  mkdirSync(dir, { recursive: true });
+  const literal = (s: string) => `"${s.replace(/[\\"]/g, (c) => `\\${c}`).replace(/\n/g, '\\n')}"`;
+  writeFileSync(
+    join(dir, 'starter-versions.h'),
+    [
+      '/* Written by scripts/build-bun.ts: the VERSION answers of the Bun binary built with it. */',
+      'struct version_answer {',
+      '  const char *program;',
+      '  const char *answer;',
+      '};',
+      'static const struct version_answer VERSION_ANSWERS[] = {',
+      ...answers.map((a) => `    {${literal(a.program)}, ${literal(a.answer)}},`),
+      '};',
+      '',
+    ].join('\n'),
+  );
+  const args = ['-O2', '-s', '-Wall', '-Wextra', '-Werror', '-I', dir, '-o', outfile, join(root, 'native', 'bun-starter.c')];
+  try {
+    run('cc', ['-static', ...args]);
+  } catch {
+    run('cc', args);
+  }
+  chmodSync(outfile, 0o755);
+}
+
 async function main(): Promise<void> {
   const bun = findBun(root);
   rmSync(work, { recursive: true, force: true });
@@ -129,22 +186,27 @@ async function main(): Promise<void> {
   compile(bun, modules, tmp, recordOrder(first));
   rmSync(first);
   chmodSync(tmp, 0o755);
+  const tmpStarter = join(work, 'starter');
+  buildStarter(recordVersions(tmp), tmpStarter);
   mkdirSync(outDir, { recursive: true });
   renameSync(tmp, binary);
+  renameSync(tmpStarter, starter);
 
   // Each link replaced by a rename, like the binary: tests or a runtime using dist/bun/bin
   // while it is rebuilt see the old program or the new one, never none.
   const binDir = join(outDir, 'bin');
   mkdirSync(binDir, { recursive: true });
-  for (const name of readdirSync(binDir)) if (!(PROGRAM_NAMES as string[]).includes(name)) rmSync(join(binDir, name), { force: true });
-  for (const name of PROGRAM_NAMES) {
+  const links: [string, string][] = [['cni-ts', binary], ...PROGRAM_NAMES.map((n): [string, string] => [n, starter])];
+  for (const name of readdirSync(binDir)) if (!links.some(([l]) => l === name)) rmSync(join(binDir, name), { force: true });
+  for (const [name, target] of links) {
     const tmpLink = join(binDir, `.${name}.tmp`);
     rmSync(tmpLink, { force: true });
-    linkSync(binary, tmpLink);
+    linkSync(target, tmpLink);
     renameSync(tmpLink, join(binDir, name));
   }
   const mb = (statSync(binary).size / 1e6).toFixed(1);
-  console.log(`built ${binary} (${mb} MB) and ${PROGRAM_NAMES.length} links in ${binDir}: ${PROGRAM_NAMES.join(', ')}`);
+  const kb = (statSync(starter).size / 1e3).toFixed(0);
+  console.log(`built ${binary} (${mb} MB), ${starter} (${kb} KB) and ${PROGRAM_NAMES.length} links to it in ${binDir}: ${PROGRAM_NAMES.join(', ')}`);
 }
 
 await main();

@@ -4,8 +4,8 @@
 #   scripts/install.sh [--bun] [--prefix DIR]      (DIR defaults to /opt/cni/bin)
 #
 # Without an option: the single-file bundles of dist/bin (npm run build; they need Node >= 20
-# on the node). With --bun: the self-contained binary dist/bun/cni-ts (npm run build:bun) and
-# a hard link to it under each program's name.
+# on the node). With --bun: the self-contained binary dist/bun/cni-ts (npm run build:bun) and,
+# under each program's name, a hard link of its starter dist/bun/starter.
 #
 # A container runtime may exec a plugin at any moment, so no file is ever written in place:
 # each goes to a temporary name in DIR, is flushed to disk, and is renamed over the old one
@@ -61,14 +61,26 @@ put_link() {
 }
 
 if [ "$form" != bundle ]; then
-  [ -x "dist/$form/cni-ts" ] || { echo "install.sh: no dist/$form/cni-ts: run npm run build:$form first" >&2; exit 1; }
-  put_file "dist/$form/cni-ts" cni-ts
-  n=0
-  for f in "dist/$form"/bin/*; do
-    put_link cni-ts "$(basename "$f")"
-    n=$((n + 1))
+  for f in cni-ts starter; do
+    [ -x "dist/$form/$f" ] || { echo "install.sh: no dist/$form/$f: run npm run build:$form first" >&2; exit 1; }
   done
-  echo "installed $prefix/cni-ts and $n links to it: $(cd "dist/$form/bin" && echo *)"
+  # The binary first: every program name then becomes a link of the starter, which runs the
+  # cni-ts beside it (native/bun-starter.c), so a name switched early already finds the new one.
+  put_file "dist/$form/cni-ts" cni-ts
+  first=
+  names=()
+  for f in "dist/$form"/bin/*; do
+    p=$(basename "$f")
+    [ "$p" = cni-ts ] && continue
+    if [ -z "$first" ]; then
+      put_file "dist/$form/starter" "$p"
+      first=$p
+    else
+      put_link "$first" "$p"
+    fi
+    names+=("$p")
+  done
+  echo "installed $prefix/cni-ts and ${#names[@]} links to its starter: ${names[*]}"
 else
   [ -n "$(ls -A dist/bin 2>/dev/null)" ] || { echo "install.sh: no dist/bin: run npm run build first" >&2; exit 1; }
   for f in dist/bin/*; do put_file "$f" "$(basename "$f")"; done

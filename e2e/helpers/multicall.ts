@@ -43,9 +43,47 @@ export function multicallTests(form: MulticallForm): void {
     return tryRun('env', ['-i', `PATH=${BASE_ENV['PATH']}`, 'CNI_COMMAND=', file]);
   }
 
-  t.test('every program is a hard link of the one binary', async (t) => {
-    const ino = statSync(BINARY).ino;
+  const STARTER = join(DIR, 'starter');
+  const PLUGINS = PROGRAMS.filter((p) => p !== 'cni-run');
+
+  t.test('every program is a hard link of the starter; bin/cni-ts is the binary', async (t) => {
+    t.equal(statSync(join(BIN, 'cni-ts')).ino, statSync(BINARY).ino, `dist/${form.dir}/bin/cni-ts`);
+    const ino = statSync(STARTER).ino;
     for (const p of PROGRAMS) t.equal(statSync(join(BIN, p)).ino, ino, `dist/${form.dir}/bin/${p}`);
+  });
+
+  t.test('the starter answers VERSION as the binary does, without running it', async (t) => {
+    // The starter alone (no cni-ts beside it): what answers is the starter itself.
+    const alone = tempDir(t, `cnits-${tag}-starter-`);
+    const binaryAs = tempDir(t, `cnits-${tag}-binary-`);
+    for (const p of PLUGINS) {
+      linkSync(STARTER, join(alone, p));
+      linkSync(BINARY, join(binaryAs, p));
+      const mine = await execPlugin(p, { command: 'VERSION' }, '', alone);
+      const theirs = await execPlugin(p, { command: 'VERSION' }, '', binaryAs);
+      t.equal(theirs.code, 0, `${p}: the binary answers VERSION`);
+      t.equal(mine.code, 0, `${p}: so does the starter (${mine.stderr})`);
+      t.equal(mine.stdout, theirs.stdout, `${p}: the same bytes`);
+    }
+    const timed = await execPlugin('bandwidth', { command: 'VERSION', baseEnv: { ...BASE_ENV, CNI_TIMING: '1' } }, '', alone);
+    t.match(timed.stderr, /^cni-timing plugin=bandwidth verb=VERSION startup=\d+\.\d\d( [a-z]+=\d+\.\d\d)+\n$/, 'CNI_TIMING: the line the binary writes');
+  });
+
+  t.test('any other call runs the cni-ts beside the starter; with none there, a CNI error', async (t) => {
+    const alone = tempDir(t, `cnits-${tag}-starter-`);
+    linkSync(STARTER, join(alone, 'loopback'));
+    const r = await execPlugin('loopback', { command: 'ADD', containerId: 'x', netns: '/proc/self/ns/net', ifname: 'lo' }, '{}', alone);
+    t.equal(r.code, 1);
+    t.match(r.json, { code: 999, msg: `cannot run ${join(alone, 'cni-ts')}: No such file or directory` });
+    const about = await tryRun('env', ['-i', `PATH=${BASE_ENV['PATH']}`, join(alone, 'loopback')]);
+    t.equal(about.code, 1, 'outside a CNI call too');
+    t.equal(about.stdout, '', 'nothing on stdout outside a CNI call');
+    t.match(about.stderr, `cannot run ${join(alone, 'cni-ts')}`);
+    // beside the binary, the same link runs it
+    linkSync(BINARY, join(alone, 'cni-ts'));
+    const runs = await tryRun('env', ['-i', `PATH=${BASE_ENV['PATH']}`, 'CNI_COMMAND=', join(alone, 'loopback')]);
+    t.equal(runs.code, 0, runs.stderr);
+    t.match(runs.stderr, /^CNI loopback plugin \(cni-ts/);
   });
 
   t.test('it runs the program it is invoked as: hard link, symlink, copy', async (t) => {
@@ -122,8 +160,8 @@ export function multicallTests(form: MulticallForm): void {
     const node = await makeNetns(t, 'node');
     const pod = await makeNetns(t, 'pod');
     const work = tempDir(t, `cnits-${tag}-exec-`);
-    // Counted with strace: one execve is the bridge itself; host-local exec'd would be a second.
-    const execs = async (cniPath: string, id: string): Promise<number> => {
+    // Counted with strace: the execve calls of a file named host-local.
+    const hostLocalExecs = async (cniPath: string, id: string): Promise<number> => {
       const trace = join(work, `${id}.trace`);
       const conf = join(work, `${id}.json`);
       writeFileSync(conf, JSON.stringify(BRIDGE_CONF(join(work, 'ipam'), `cni-${tag}1`)));
@@ -151,19 +189,20 @@ export function multicallTests(form: MulticallForm): void {
       ]);
       t.equal(r.code, 0, `${id}: ${r.stdout} ${r.stderr}`);
       t.match(JSON.parse(r.stdout), { ips: [{ address: new RegExp(`^10\\.${form.subnet}\\.0\\.\\d+/24$`) }] }, `${id}: an address from host-local`);
-      // sh's own execve and the bridge's are the first two
-      return (
-        readFileSync(trace, 'utf8')
-          .split('\n')
-          .filter((l) => /execve\(/.test(l) && !/ENOENT/.test(l)).length - 1
-      );
+      return readFileSync(trace, 'utf8')
+        .split('\n')
+        .filter((l) => /execve\("[^"]*\/host-local"/.test(l) && !/ENOENT/.test(l)).length;
     };
-    t.equal(await execs(BIN, 'in1'), 1, `CNI_PATH=dist/${form.dir}/bin: only the bridge was executed`);
+    t.equal(await hostLocalExecs(BIN, 'in1'), 0, `CNI_PATH=dist/${form.dir}/bin (the starter's links): host-local was not executed`);
+    const direct = join(work, 'direct');
+    mkdirSync(direct);
+    linkSync(BINARY, join(direct, 'host-local'));
+    t.equal(await hostLocalExecs(direct, 'in2'), 0, 'CNI_PATH holding a hard link of the binary itself: not executed either');
     // positive control: a host-local that is not this binary is executed
     const other = join(work, 'other');
     mkdirSync(other);
     symlinkSync('/usr/lib/cni/host-local', join(other, 'host-local'));
-    t.equal(await execs(other, 'ex1'), 2, 'the Go host-local on CNI_PATH: executed');
+    t.equal(await hostLocalExecs(other, 'ex1'), 1, 'the Go host-local on CNI_PATH: executed');
   });
 
   // $1: the binary's bin dir; $2: the bundle dir; $3 the node netns; $4 the pod's netns path; $5 the conf.

@@ -2,9 +2,9 @@
 // with CNI_E2E_OURS_DIR=dist/bun/bin, the Bun binary's links (npm test runs the e2e suite once
 // for each form). Not to be confused with CNI_E2E_PLUGIN_DIR (e2e/helpers/impl.ts): which
 // implementation the bridge suites judge, ours or the Go reference.
-import { closeSync, fstatSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, symlinkSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { Test } from 'tap';
 import { execRaw, type ExecOutput, pluginEnv, type InvokeArgs } from '../../tools/libcni/invoke.ts';
 import { inNetns } from './sh.ts';
@@ -39,15 +39,19 @@ function tailHas(file: string, text: string, size = 256 * 1024): boolean {
 
 /**
  * Which packaged form DIST_BIN holds: 'bundle' (scripts with the natives and a code cache on
- * disk) or 'bun' (Bun with bytecode, no code cache). Known from the files, as a runtime would
- * see them (`bun build --compile` ends its payload with a "---- Bun! ----" trailer); tests of a
- * form's own mechanics read it. Any other binary there is an error, not a guess.
+ * disk) or 'bun' (Bun with bytecode, no code cache: the binary, or its starter beside it). Known
+ * from the files, as a runtime would see them (`bun build --compile` ends its payload with a
+ * "---- Bun! ----" trailer); tests of a form's own mechanics read it. Any other binary there is
+ * an error, not a guess.
  */
 export const OURS_FORM: 'bundle' | 'bun' = formOf(join(DIST_BIN, 'loopback'));
 
 function formOf(file: string): 'bundle' | 'bun' {
   if (!isElf(file)) return 'bundle';
   if (tailHas(file, '---- Bun! ----')) return 'bun';
+  // the Bun form's starter (native/bun-starter.c) runs the binary beside it
+  const binary = join(dirname(file), 'cni-ts');
+  if (existsSync(binary) && tailHas(binary, '---- Bun! ----')) return 'bun';
   throw new Error(`${file} is a compiled binary but not our Bun form: CNI_E2E_OURS_DIR names no form of ours`);
 }
 export const GO_BIN = '/usr/lib/cni';

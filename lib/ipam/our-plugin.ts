@@ -3,8 +3,8 @@
 // reading those few bytes is much cheaper than starting another Node process,
 // docs/architecture.md#in-process-ipam), or a name of the multicall binary this process is
 // itself running (the Bun form, scripts/build-bun.ts), which runs the program it is invoked as.
-import { accessSync, closeSync, constants, openSync, readSync, statSync } from 'node:fs';
-import { basename } from 'node:path';
+import { accessSync, closeSync, constants, openSync, readSync, realpathSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 
 const MARKER = '// cni-ts plugin: ';
 const HEAD_BYTES = 128;
@@ -43,13 +43,30 @@ function sameFile(a: string, b: string): boolean {
 
 /**
  * The name `file` runs as when it is (a hard link of, or a symlink to) the multicall binary
- * running this process: exec'd, it would dispatch on that name to the code this process
+ * running this process, or a link of the starter that started it (native/bun-starter.c) with
+ * this binary beside it: exec'd, it would dispatch on that name to the code this process
  * carries. Only asked when the file is our own executable (never in the bundle form, whose
  * executable is node or bun itself, unless the file is that runtime: then the check says no).
  */
 function multicallName(file: string): string | undefined {
-  if (!sameFile(file, process.execPath)) return undefined;
+  if (!sameFile(file, process.execPath) && !startsThisBinary(file)) return undefined;
   return isBunStandalone() ? basename(file) : undefined;
+}
+
+/**
+ * The starter puts its own file's identity in CNI_TS_STARTER ("dev:ino") and runs the
+ * `cni-ts` in the directory it really lies in: a file that is that starter, lying beside this
+ * very binary, runs this binary.
+ */
+function startsThisBinary(file: string): boolean {
+  const starter = process.env['CNI_TS_STARTER'];
+  if (!starter) return false;
+  try {
+    const st = statSync(file);
+    return `${st.dev}:${st.ino}` === starter && sameFile(join(dirname(realpathSync(file)), 'cni-ts'), process.execPath);
+  } catch {
+    return false;
+  }
 }
 
 /** A `bun build --compile` executable: its entry is in Bun's embedded file system. */
