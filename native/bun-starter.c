@@ -6,8 +6,9 @@
  *   - runs every other call as `cni-ts` in its own directory, with argv unchanged (so the
  *     binary dispatches on the same name), after setting what JavaScriptCore reads only from
  *     the environment of a compiled Bun program (CNI_TS_JSC_ENV below).
- * It reads no configuration and takes nothing from the caller but argv[0] and CNI_COMMAND /
- * CNI_TIMING; the binary it runs is found through /proc/self/exe, never through PATH.
+ * It reads no configuration and looks at nothing of the caller's but argv[0], CNI_COMMAND and
+ * CNI_TIMING (argv, stdin and the environment go on to the binary as they are, but for the
+ * variables set below); the binary it runs is found through /proc/self/exe, never PATH.
  */
 #include <errno.h>
 #include <limits.h>
