@@ -1,26 +1,26 @@
-// Our executable (either form: a single-file bundle, or the Bun binary under a plugin's name):
-// copied alone into an empty directory it works, extracts its natives only into a safe
-// directory, and reuses what it wrote. The bundle also keeps a V8 code cache there, one per
+// Our executable (either form: a single-file bundle, or the Bun form's program, its starter
+// with the binary beside it): copied alone into an empty directory it works, extracts its
+// natives only into a safe directory, and reuses what it wrote. The bundle also keeps a V8 code cache there, one per
 // verb; the Bun binary keeps none (it carries its code as bytecode).
 import t, { type Test } from 'tap';
-import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeNetns } from './helpers/netns.ts';
-import { DIST_BIN, execPlugin, OURS_FORM, tempDir } from './helpers/plugins.ts';
+import { execPlugin, installOurs, OURS_FORM, tempDir } from './helpers/plugins.ts';
 import { needsRoot } from './helpers/sh.ts';
 
 const conf = { cniVersion: '1.1.0', name: 'lo-net', type: 'loopback' };
 
 function installAlone(t: Test): { bin: string; nativeDir: string } {
   const bin = tempDir(t, 'cnits-bin-');
-  copyFileSync(join(DIST_BIN, 'loopback'), join(bin, 'loopback'));
-  chmodSync(join(bin, 'loopback'), 0o755);
+  installOurs('loopback', bin);
   return { bin, nativeDir: join(tempDir(t, 'cnits-state-'), 'native') };
 }
 
 t.test('copied alone into an empty directory, ADD works and natives land in the state dir', { skip: needsRoot }, async (t) => {
   const { bin, nativeDir } = installAlone(t);
-  t.same(readdirSync(bin), ['loopback'], 'the directory holds one file');
+  const alone = OURS_FORM === 'bun' ? ['cni-ts', 'loopback'] : ['loopback'];
+  t.same(readdirSync(bin).sort(), alone, `the directory holds ${alone.join(' and ')}`);
   const ns = await makeNetns(t, 'pkg');
   const env = { command: 'ADD' as const, containerId: 'c1', netns: ns.path, ifname: 'eth0', baseEnv: { PATH: '/usr/bin:/bin', CNI_TS_NATIVE_DIR: nativeDir } };
   const first = await execPlugin('loopback', env, conf, bin);

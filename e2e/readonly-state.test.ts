@@ -4,12 +4,12 @@
 // the host's own /var/lib/cni and /run are never changed. host-local ADD needs no netns and
 // loads our addon (flock), so it shows whether a native could be loaded; bridge loads both
 // natives (netlink's binding and our addon), so it shows that each got its own library.
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { makeNetns, type TestNetns } from './helpers/netns.ts';
 import { execRaw, type ExecOutput, pluginEnv } from '../tools/libcni/invoke.ts';
-import { BASE_ENV, DIST_BIN, OURS_FORM } from './helpers/plugins.ts';
+import { BASE_ENV, installOurs, OURS_FORM } from './helpers/plugins.ts';
 import { ipJson, needsRoot } from './helpers/sh.ts';
 
 // $1: mounts to make first, as "<tmpfs options>:/path" separated by spaces (fixed strings from
@@ -43,7 +43,7 @@ interface Install {
 function install(t: Test): Install {
   const dir = mkdtempSync('/var/tmp/cnits-ro-');
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  for (const p of ['host-local', 'bridge']) copyFileSync(join(DIST_BIN, p), join(dir, p));
+  for (const p of ['host-local', 'bridge']) installOurs(p, dir);
   return { dir, dataDir: join(dir, 'data') };
 }
 

@@ -2,7 +2,21 @@
 // with CNI_E2E_OURS_DIR=dist/bun/bin, the Bun binary's links (npm test runs the e2e suite once
 // for each form). Not to be confused with CNI_E2E_PLUGIN_DIR (e2e/helpers/impl.ts): which
 // implementation the bridge suites judge, ours or the Go reference.
-import { closeSync, existsSync, fstatSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, symlinkSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  copyFileSync,
+  existsSync,
+  fstatSync,
+  linkSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { Test } from 'tap';
@@ -54,6 +68,26 @@ function formOf(file: string): 'bundle' | 'bun' {
   if (existsSync(binary) && tailHas(binary, '---- Bun! ----')) return 'bun';
   throw new Error(`${file} is a compiled binary but not our Bun form: CNI_E2E_OURS_DIR names no form of ours`);
 }
+/**
+ * Puts our program `name` into `dir` the way a plugin directory holds it: a bundle is one file;
+ * a program of the Bun form is its starter, which runs the binary `cni-ts` beside it, so the
+ * binary comes too (a hard link where the filesystem allows, else a copy).
+ */
+export function installOurs(name: string, dir: string): void {
+  const file = join(dir, name);
+  copyFileSync(join(DIST_BIN, name), file);
+  chmodSync(file, 0o755);
+  const binary = join(DIST_BIN, 'cni-ts');
+  const target = join(dir, 'cni-ts');
+  if (OURS_FORM !== 'bun' || !existsSync(binary) || statSync(binary).ino === statSync(join(DIST_BIN, name)).ino || existsSync(target)) return;
+  try {
+    linkSync(binary, target);
+  } catch {
+    copyFileSync(binary, target);
+    chmodSync(target, 0o755);
+  }
+}
+
 export const GO_BIN = '/usr/lib/cni';
 
 /** A clean environment, as a runtime that sets only what CNI needs would give. */
