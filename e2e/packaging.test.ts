@@ -1,7 +1,7 @@
 // Our executable (either form: a single-file bundle, or the Bun form's program, its starter
 // with the binary beside it): copied alone into an empty directory it works, extracts its
-// natives only into a safe directory, and reuses what it wrote. The bundle also keeps a V8 code cache there, one per
-// verb; the Bun binary keeps none (it carries its code as bytecode).
+// natives only into a safe directory, and reuses what it wrote. The bundle also keeps a V8
+// code cache there, one per verb; the Bun binary keeps none (it carries its code as bytecode).
 import t, { type Test } from 'tap';
 import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -70,10 +70,8 @@ static int answer_version(const char *answer, const char *name, double t0) {
     /* The line lib/cni-spec/timing.ts writes: no phase ran, the whole call is "other". */
     char line[512];
     double total = now_ms() - t0;
-    int n = snprintf(line, sizeof line,
-                     "cni-timing plugin=%s verb=VERSION startup=0.00 config=0.00 netlink=0.00 sysctl=0.00 netfilter=0.00 "
-                     "ipam=0.00 wait=0.00 other=%.2f total=%.2f\n",
-                     name, total, total);
+    int n = snprintf(line, sizeof line, "cni-timing plugin=%s verb=VERSION startup=0.00 " TIMING_ZERO_PHASES " other=%.2f total=%.2f\n", name,
+                     total, total);
     if (n > 0 && (size_t)n < sizeof line) (void)write_all(2, line, (size_t)n);
   }
   return failed ? 1 : 0;

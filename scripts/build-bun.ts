@@ -26,9 +26,10 @@
 //      program's name as a hard link of the starter, the layout scripts/install.sh --bun makes.
 //
 // Bun itself comes from npm (devDependency `bun`, pinned; scripts/bun-path.ts finds it).
-import { spawnSync } from 'node:child_process';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { chmodSync, linkSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PHASES } from '../lib/cni-spec/timing.ts';
 import { bundleSplit, embedNatives, nativeBlobs, root } from './bundle.ts';
 import { findBun } from './bun-path.ts';
 import { PROGRAM_NAMES } from './programs.ts';
@@ -79,6 +80,17 @@ const ORDER_CONFIG = {
   prevResult: { cniVersion: '1.1.0', interfaces: [{ name: 'eth0', sandbox: '/x' }], ips: [{ address: '10.1.0.2/24', interface: 0 }] },
 };
 
+// The plugins: every program but the runtime CLI.
+const PLUGIN_NAMES = PROGRAM_NAMES.filter((n) => n !== 'cni-run');
+
+/** Runs `binary` as `program` (a hard link of that name in `dir`, its working directory). */
+function runAs(binary: string, dir: string, program: string, call: { input: string; env: Record<string, string> }): SpawnSyncReturns<string> {
+  const link = join(dir, program);
+  rmSync(link, { force: true });
+  linkSync(binary, link);
+  return spawnSync(link, [], { cwd: dir, encoding: 'utf8', input: call.input, env: { PATH: CLEAN_ENV.PATH, ...call.env } });
+}
+
 /**
  * The order files of one run per program: VERSION, then ADD, CHECK and DEL of every plugin with
  * CNI_NETNS set to this process's own netns, which the dispatcher refuses (code 8) before the
@@ -87,19 +99,15 @@ const ORDER_CONFIG = {
 function recordOrder(binary: string): string[] {
   const dir = join(work, 'order');
   mkdirSync(dir, { recursive: true });
-  const plugins = PROGRAM_NAMES.filter((n) => n !== 'cni-run');
-  const runs = [...plugins.map((p) => ({ p, verb: 'VERSION' })), ...(['ADD', 'DEL', 'CHECK'] as const).flatMap((verb) => plugins.map((p) => ({ p, verb })))];
+  const runs = [
+    ...PLUGIN_NAMES.map((p) => ({ p, verb: 'VERSION' })),
+    ...(['ADD', 'DEL', 'CHECK'] as const).flatMap((verb) => PLUGIN_NAMES.map((p) => ({ p, verb }))),
+  ];
   return runs.map(({ p, verb }) => {
-    const link = join(dir, p);
-    rmSync(link, { force: true });
-    linkSync(binary, link);
     const out = join(dir, `${p}-${verb}.order`);
-    const r = spawnSync(link, [], {
-      cwd: dir,
-      encoding: 'utf8',
+    const r = runAs(binary, dir, p, {
       input: verb === 'VERSION' ? '' : JSON.stringify({ ...ORDER_CONFIG, type: p }),
       env: {
-        PATH: CLEAN_ENV.PATH,
         BUN_BYTECODE_ORDER_OUT: out,
         CNI_COMMAND: verb,
         CNI_CONTAINERID: 'cni-ts-build',
@@ -120,11 +128,8 @@ function recordOrder(binary: string): string[] {
 function recordVersions(binary: string): { program: string; answer: string }[] {
   const dir = join(work, 'versions');
   mkdirSync(dir, { recursive: true });
-  return PROGRAM_NAMES.filter((n) => n !== 'cni-run').map((program) => {
-    const link = join(dir, program);
-    rmSync(link, { force: true });
-    linkSync(binary, link);
-    const r = spawnSync(link, [], { cwd: dir, encoding: 'utf8', input: '', env: { PATH: CLEAN_ENV.PATH, CNI_COMMAND: 'VERSION' } });
+  return PLUGIN_NAMES.map((program) => {
+    const r = runAs(binary, dir, program, { input: '', env: { CNI_COMMAND: 'VERSION' } });
     // One line of printable ASCII: it goes into a C string literal as it is, but for " and \\.
     if (
       r.error ||
@@ -151,6 +156,8 @@ function buildStarter(answers: readonly { program: string; answer: string }[], o
       '  const char *program;',
       '  const char *answer;',
       '};',
+      '/* The phases of lib/cni-spec/timing.ts, each at zero: a VERSION answered here runs none. */',
+      `#define TIMING_ZERO_PHASES ${literal(PHASES.map((p) => `${p}=0.00`).join(' '))}`,
       'static const struct version_answer VERSION_ANSWERS[] = {',
       ...answers.map((a) => `    {${literal(a.program)}, ${literal(a.answer)}},`),
       '};',
