@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, rmSync, statSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { parseTiming } from '../lib/cni-spec/timing.ts';
+import { starterEnv } from '../scripts/starter-env.ts';
 
 export const ROOT = resolve(import.meta.dirname, '..');
 /** Our plugins: the bundles, or (--ours DIR) another form, e.g. dist/bun/bin. */
@@ -254,7 +255,10 @@ export async function addDelRounds<S extends { readonly label: string }>(
 
 /** A plugin's VERSION: its process floor (the runtime's start and our dispatch, no verb work). */
 export async function timeVersion(agent: Agent, label: string, file: string): Promise<RunResult> {
-  return agent.must(`${label} VERSION`, { cmd: floorFile(file), env: cleanEnv({ CNI_COMMAND: 'VERSION' }), input: '{"cniVersion":"1.0.0"}' });
+  const floor = floorFile(file);
+  // The binary behind a starter runs with the settings the starter gives the program's ADD.
+  const settings = floor === file ? {} : starterEnv(basename(file), 'ADD');
+  return agent.must(`${label} VERSION`, { cmd: floor, env: cleanEnv({ ...settings, CNI_COMMAND: 'VERSION' }), input: '{"cniVersion":"1.0.0"}' });
 }
 
 const floorLinks = new Map<string, string>();
@@ -263,7 +267,8 @@ const floorLinks = new Map<string, string>();
  * The file whose VERSION is `file`'s floor: `file` itself, except for a link of the Bun form's
  * starter (native/bun-starter.c), which answers VERSION without starting the binary. Its verbs
  * start the `cni-ts` beside it, so that binary's own VERSION is the floor: run through a
- * symlink named like the plugin (the binary dispatches on the name).
+ * symlink named like the plugin (the binary dispatches on the name), with the environment the
+ * starter gives it (scripts/starter-env.ts).
  */
 function floorFile(file: string): string {
   const binary = join(dirname(file), 'cni-ts');
@@ -291,7 +296,7 @@ export function floorRows(
   return [
     {
       section,
-      name: `VERSION, the process floor (ours: the binary's, not the starter's), same rounds${suffix}`,
+      name: `VERSION, the process floor (ours: the binary's, with the starter's settings), same rounds${suffix}`,
       ours: samples.median(`${ours} VERSION`),
       go: samples.median('go VERSION'),
       n,

@@ -5,7 +5,8 @@
  *     build time (starter-versions.h): a VERSION does not need a JavaScript VM at all;
  *   - runs every other call as `cni-ts` in its own directory, with argv unchanged (so the
  *     binary dispatches on the same name), after setting what JavaScriptCore reads only from
- *     the environment of a compiled Bun program (CNI_TS_JSC_ENV below).
+ *     the environment of a compiled Bun program: STARTER_ENV, per program and verb, from
+ *     scripts/starter-env.ts (the reasons are there).
  * It reads no configuration and looks at nothing of the caller's but argv[0], CNI_COMMAND and
  * CNI_TIMING (argv, stdin and the environment go on to the binary as they are, but for the
  * variables set below); the binary it runs is found through /proc/self/exe, never PATH.
@@ -22,15 +23,6 @@
 
 #include "starter-versions.h"
 
-/*
- * JavaScriptCore's heap starts a thread that pre-faults heap blocks once a program has
- * allocated 64 of them. A plugin lives tens of milliseconds: the thread (and the malloc
- * scavenger thread it brings up) costs more than it saves (docs/architecture.md, The Bun form).
- */
-static const char *const CNI_TS_JSC_ENV[][2] = {
-    {"BUN_JSC_useWarmUpMarkedBlocks", "0"},
-};
-
 static double now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -46,6 +38,17 @@ static int write_all(int fd, const char *s, size_t n) {
     }
     s += w;
     n -= (size_t)w;
+  }
+  return 0;
+}
+
+/* Whether `word` is in `list`, a space-separated list with a space at each end; NULL lists all. */
+static int listed(const char *list, const char *word) {
+  if (list == NULL) return 1;
+  if (word == NULL || word[0] == '\0' || strchr(word, ' ') != NULL) return 0;
+  size_t n = strlen(word);
+  for (const char *p = strstr(list, word); p != NULL; p = strstr(p + 1, word)) {
+    if (p[-1] == ' ' && p[n] == ' ') return 1;
   }
   return 0;
 }
@@ -142,8 +145,10 @@ int main(int argc, char **argv) {
   char id[64];
   snprintf(id, sizeof id, "%llu:%llu", (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
   if (setenv("CNI_TS_STARTER", id, 1) != 0) return fail("cannot set", "CNI_TS_STARTER", errno);
-  for (size_t i = 0; i < sizeof CNI_TS_JSC_ENV / sizeof CNI_TS_JSC_ENV[0]; i++) {
-    if (setenv(CNI_TS_JSC_ENV[i][0], CNI_TS_JSC_ENV[i][1], 1) != 0) return fail("cannot set", CNI_TS_JSC_ENV[i][0], errno);
+  for (size_t i = 0; i < sizeof STARTER_ENV / sizeof STARTER_ENV[0]; i++) {
+    const struct starter_setting *e = &STARTER_ENV[i];
+    if (!listed(e->programs, name) || !listed(e->verbs, command)) continue;
+    if (setenv(e->name, e->value, 1) != 0) return fail("cannot set", e->name, errno);
   }
 
   execv(binary, argv);

@@ -33,6 +33,7 @@ import { PHASES } from '../lib/cni-spec/timing.ts';
 import { bundleSplit, embedNatives, nativeBlobs, root } from './bundle.ts';
 import { findBun } from './bun-path.ts';
 import { PROGRAM_NAMES } from './programs.ts';
+import { STARTER_ENV } from './starter-env.ts';
 
 const outDir = join(root, 'dist', 'bun');
 // Intermediate files (the modules), kept for inspection.
@@ -148,6 +149,7 @@ function buildStarter(answers: readonly { program: string; answer: string }[], o
   const dir = join(work, 'starter-src');
   mkdirSync(dir, { recursive: true });
   const literal = (s: string) => `"${s.replace(/[\\"]/g, (c) => `\\${c}`).replace(/\n/g, '\\n')}"`;
+  const list = (l: readonly string[] | undefined) => (l === undefined ? 'NULL' : literal(` ${l.join(' ')} `));
   writeFileSync(
     join(dir, 'starter-versions.h'),
     [
@@ -155,6 +157,16 @@ function buildStarter(answers: readonly { program: string; answer: string }[], o
       'struct version_answer {',
       '  const char *program;',
       '  const char *answer;',
+      '};',
+      '/* scripts/starter-env.ts: lists are space-separated with a space at each end, NULL for all. */',
+      'struct starter_setting {',
+      '  const char *name;',
+      '  const char *value;',
+      '  const char *programs;',
+      '  const char *verbs;',
+      '};',
+      'static const struct starter_setting STARTER_ENV[] = {',
+      ...STARTER_ENV.map((e) => `    {${literal(e.name)}, ${literal(e.value)}, ${list(e.programs)}, ${list(e.verbs)}},`),
       '};',
       '/* The phases of lib/cni-spec/timing.ts, each at zero: a VERSION answered here runs none. */',
       `#define TIMING_ZERO_PHASES ${literal(PHASES.map((p) => `${p}=0.00`).join(' '))}`,

@@ -8,7 +8,7 @@ import { linkSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync
 import { join, resolve } from 'node:path';
 import t, { type Test } from 'tap';
 import { PROGRAM_NAMES } from '../../scripts/programs.ts';
-import { pluginEnv } from '../../tools/libcni/invoke.ts';
+import { pluginEnv, type Verb } from '../../tools/libcni/invoke.ts';
 import { makeNetns } from './netns.ts';
 import { BASE_ENV, execPlugin, tempDir } from './plugins.ts';
 import { needsRoot, tryRun } from './sh.ts';
@@ -84,6 +84,70 @@ export function multicallTests(form: MulticallForm): void {
     const runs = await tryRun('env', ['-i', `PATH=${BASE_ENV['PATH']}`, 'CNI_COMMAND=', join(alone, 'loopback')]);
     t.equal(runs.code, 0, runs.stderr);
     t.match(runs.stderr, /^CNI loopback plugin \(cni-ts/);
+  });
+
+  t.test('the starter turns the JIT off for calls of fixed work, and only for those', async (t) => {
+    const work = tempDir(t, `cnits-${tag}-jit-`);
+    // What the binary was started with (its execve's environment) and whether its VM reserved
+    // memory for JIT code (JSC names that mapping), traced with strace. Each call is refused at
+    // the own-netns check (code 8) before a handler runs: only the start matters here.
+    const started = async (program: string, command: Verb): Promise<{ env: string[]; jitMemory: boolean }> => {
+      const trace = join(work, `${program}-${command}.trace`);
+      const env = pluginEnv({ command, containerId: 'jit', netns: '/proc/self/ns/net', ifname: 'eth0', cniPath: [BIN], baseEnv: BASE_ENV });
+      const vars = Object.entries(env).map(([k, v]) => `${k}=${v}`);
+      const conf = join(work, `${program}.json`);
+      writeFileSync(conf, JSON.stringify({ cniVersion: '1.1.0', name: 'jit', type: program }));
+      const r = await tryRun('env', [
+        '-i',
+        ...vars,
+        'strace',
+        '-f',
+        '-qq',
+        '-v',
+        '-s',
+        '256',
+        '-e',
+        'trace=execve,prctl',
+        '-o',
+        trace,
+        'sh',
+        '-c',
+        '"$0" < "$1"',
+        join(BIN, program),
+        conf,
+      ]);
+      // GC without a list of valid attachments keeps everything: a successful no-op.
+      if (command === 'GC') t.equal(r.code, 0, `${program} GC: ${r.stdout}`);
+      else t.match(JSON.parse(r.stdout), { code: 8 }, `${program} ${command}: refused in the test's own netns`);
+      const lines = readFileSync(trace, 'utf8').split('\n');
+      const exec = lines.find((l) => l.includes(`execve("${join(BIN, 'cni-ts')}"`));
+      if (exec === undefined) throw new Error(`${program} ${command}: the starter did not run the binary:\n${lines.join('\n')}`);
+      return { env: [...exec.matchAll(/"(BUN_JSC_[A-Za-z]+=[^"]*)"/g)].map((m) => m[1] ?? ''), jitMemory: lines.some((l) => l.includes('"JSJITCode"')) };
+    };
+    for (const [program, command] of [
+      ['loopback', 'ADD'],
+      ['tuning', 'ADD'],
+      ['tuning', 'DEL'],
+      ['bandwidth', 'DEL'],
+      ['bandwidth', 'CHECK'],
+      ['static', 'ADD'],
+    ] as const) {
+      const s = await started(program, command);
+      t.same(s.env.sort(), ['BUN_JSC_useJIT=0', 'BUN_JSC_useWarmUpMarkedBlocks=0'], `${program} ${command}: no JIT, no heap warm-up thread`);
+      t.equal(s.jitMemory, false, `${program} ${command}: the VM reserved no JIT memory`);
+    }
+    // Work that grows with the node: a ruleset walked, a range scanned, every ifb listed.
+    for (const [program, command] of [
+      ['portmap', 'DEL'],
+      ['bridge', 'ADD'],
+      ['host-local', 'ADD'],
+      ['firewall', 'ADD'],
+      ['bandwidth', 'GC'],
+    ] as const) {
+      const s = await started(program, command);
+      t.same(s.env, ['BUN_JSC_useWarmUpMarkedBlocks=0'], `${program} ${command}: the JIT stays`);
+      t.equal(s.jitMemory, true, `${program} ${command}: the VM reserved JIT memory (the control)`);
+    }
   });
 
   t.test('it runs the program it is invoked as: hard link, symlink, copy', async (t) => {

@@ -1,0 +1,35 @@
+// What the Bun form's starter (native/bun-starter.c) adds to the environment of the binary it
+// starts. A compiled Bun program takes JavaScriptCore's settings only from its environment, and a
+// runtime passes a plugin none of ours. scripts/build-bun.ts compiles this table into the starter;
+// the benchmark gives the binary the same settings when it times its VERSION as a floor.
+// Measurements: docs/architecture.md, The Bun form.
+
+export interface StarterSetting {
+  readonly name: string;
+  readonly value: string;
+  /** the programs it is for; every program when absent */
+  readonly programs?: readonly string[];
+  /** the CNI_COMMANDs it is for; every call when absent */
+  readonly verbs?: readonly string[];
+}
+
+export const STARTER_ENV: readonly StarterSetting[] = [
+  // Once a program has allocated 64 heap blocks, JSC starts a thread that pre-faults blocks
+  // (and that thread brings up mimalloc's scavenger): a plugin lives tens of milliseconds and
+  // pays for both.
+  { name: 'BUN_JSC_useWarmUpMarkedBlocks', value: '0' },
+  // No JIT where a call's work is the same on any node: a fixed number of netlink requests and
+  // files. The VM comes up without its JIT (thunks, executable memory, compiler threads) and the
+  // little code such a call runs is interpreted. Where the work grows with the node (rulesets
+  // walked in JavaScript, IPAM ranges scanned, links of every pod listed, as bandwidth's GC
+  // does) the JIT stays: the interpreter alone made a portmap DEL over 100 mapped containers
+  // slower.
+  { name: 'BUN_JSC_useJIT', value: '0', programs: ['bandwidth', 'loopback', 'static', 'tuning'], verbs: ['ADD', 'CHECK', 'DEL', 'STATUS'] },
+];
+
+/** The variables the starter sets for `program` run with CNI_COMMAND `verb` (undefined: unset). */
+export function starterEnv(program: string, verb: string | undefined): Record<string, string> {
+  const applies = (s: StarterSetting) =>
+    (s.programs === undefined || s.programs.includes(program)) && (s.verbs === undefined || (verb !== undefined && s.verbs.includes(verb)));
+  return Object.fromEntries(STARTER_ENV.filter(applies).map((s) => [s.name, s.value]));
+}
