@@ -3,6 +3,7 @@
 // form a runtime understands.
 import { writeSync } from 'node:fs';
 import { basename } from 'node:path';
+import { goJSON } from '../lib/cni-spec/go-json.ts';
 import { isProgramName, PROGRAM_NAMES, type ProgramName } from './programs.ts';
 
 /** argv[0]'s basename; else the executable's own file name, which for a hard link is the link's. */
@@ -17,15 +18,15 @@ export function writeOut(fd: 1 | 2, text: string): void {
   writeSync(fd, text);
 }
 
-/** A CNI error object on stdout, for what fails before a program's own error handling runs. */
+/** A CNI error object on stdout (encoded as Go's encoder does, like every other), for what fails before a program's own error handling runs. */
 export function failEarly(err: unknown): void {
-  writeOut(1, `${JSON.stringify({ code: 999, msg: err instanceof Error ? err.message : String(err) }, null, 4)}\n`);
+  writeOut(1, `${goJSON({ code: 999, msg: err instanceof Error ? err.message : String(err) }, '    ')}\n`);
   process.exitCode = 1;
 }
 
 export function refuseName(name: string): void {
   writeOut(2, `cni-ts: "${name}" is not one of this executable's programs; run it as (a link named) one of:\n  ${PROGRAM_NAMES.join('\n  ')}\n`);
   // A runtime that executed us as a plugin reads stdout: give it a CNI error object too.
-  if (process.env['CNI_COMMAND'] !== undefined) writeOut(1, `${JSON.stringify({ code: 999, msg: `unknown plugin name "${name}"` }, null, 4)}\n`);
+  if (process.env['CNI_COMMAND'] !== undefined) writeOut(1, `${goJSON({ code: 999, msg: `unknown plugin name "${name}"` }, '    ')}\n`);
   process.exitCode = 1;
 }

@@ -185,6 +185,11 @@ export function multicallTests(form: MulticallForm): void {
       t.equal(asPlugin.code, 1);
       t.match(asPlugin.json, { code: 999, msg: `unknown plugin name "${name}"` });
     }
+    // The error object is written as Go's encoder writes every other: <, > and & escaped.
+    symlinkSync(BINARY, join(dir, 'x<y&z>'));
+    const odd = await execPlugin('x<y&z>', { command: 'VERSION' }, '', dir);
+    t.equal(odd.code, 1);
+    t.equal(odd.stdout, '{\n    "code": 999,\n    "msg": "unknown plugin name \\"x\\u003cy\\u0026z\\u003e\\""\n}\n', 'Go-style escapes');
   });
 
   const BRIDGE_CONF = (dataDir: string, bridge: string) => ({
