@@ -31,13 +31,13 @@ export function readMarker(file: string): string | undefined {
   }
 }
 
-function sameFile(a: string, b: string): boolean {
+/** A file's identity ("dev:ino", as the starter writes CNI_TS_STARTER); undefined when it cannot be read. */
+function fileId(path: string): string | undefined {
   try {
-    const x = statSync(a);
-    const y = statSync(b);
-    return x.dev === y.dev && x.ino === y.ino;
+    const st = statSync(path);
+    return `${st.dev}:${st.ino}`;
   } catch {
-    return false;
+    return undefined;
   }
 }
 
@@ -49,21 +49,22 @@ function sameFile(a: string, b: string): boolean {
  * executable is node or bun itself, unless the file is that runtime: then the check says no).
  */
 function multicallName(file: string): string | undefined {
-  if (!sameFile(file, process.execPath) && !startsThisBinary(file)) return undefined;
+  const id = fileId(file);
+  const self = fileId(process.execPath);
+  if (id === undefined || self === undefined) return undefined;
+  if (id !== self && !startsThisBinary(file, id, self)) return undefined;
   return isBunStandalone() ? basename(file) : undefined;
 }
 
 /**
- * The starter puts its own file's identity in CNI_TS_STARTER ("dev:ino") and runs the
- * `cni-ts` in the directory it really lies in: a file that is that starter, lying beside this
- * very binary, runs this binary.
+ * The starter puts its own file's identity in CNI_TS_STARTER and runs the `cni-ts` in the
+ * directory it really lies in: a file that is that starter, lying beside this very binary
+ * (identity `self`), runs this binary.
  */
-function startsThisBinary(file: string): boolean {
-  const starter = process.env['CNI_TS_STARTER'];
-  if (!starter) return false;
+function startsThisBinary(file: string, id: string, self: string): boolean {
+  if (id !== process.env['CNI_TS_STARTER']) return false;
   try {
-    const st = statSync(file);
-    return `${st.dev}:${st.ino}` === starter && sameFile(join(dirname(realpathSync(file)), 'cni-ts'), process.execPath);
+    return fileId(join(dirname(realpathSync(file)), 'cni-ts')) === self;
   } catch {
     return false;
   }
