@@ -3,14 +3,16 @@
 // runtime passes a plugin none of ours. scripts/build-bun.ts compiles this table into the starter;
 // the benchmark gives the binary the same settings when it times its VERSION as a floor.
 // Measurements: docs/architecture.md, The Bun form.
+import type { Verb } from '../lib/cni-spec/request.ts';
+import type { ProgramName } from './programs.ts';
 
 export interface StarterSetting {
   readonly name: string;
   readonly value: string;
   /** the programs it is for; every program when absent */
-  readonly programs?: readonly string[];
+  readonly programs?: readonly ProgramName[];
   /** the CNI_COMMANDs it is for; every call when absent */
-  readonly verbs?: readonly string[];
+  readonly verbs?: readonly Verb[];
 }
 
 export const STARTER_ENV: readonly StarterSetting[] = [
@@ -30,6 +32,7 @@ export const STARTER_ENV: readonly StarterSetting[] = [
 /** The variables the starter sets for `program` run with CNI_COMMAND `verb` (undefined: unset). */
 export function starterEnv(program: string, verb: string | undefined): Record<string, string> {
   const applies = (s: StarterSetting) =>
-    (s.programs === undefined || s.programs.includes(program)) && (s.verbs === undefined || (verb !== undefined && s.verbs.includes(verb)));
+    (s.programs === undefined || (s.programs as readonly string[]).includes(program)) &&
+    (s.verbs === undefined || (verb !== undefined && (s.verbs as readonly string[]).includes(verb)));
   return Object.fromEntries(STARTER_ENV.filter(applies).map((s) => [s.name, s.value]));
 }

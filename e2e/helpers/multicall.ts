@@ -8,6 +8,7 @@ import { linkSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync
 import { join, resolve } from 'node:path';
 import t, { type Test } from 'tap';
 import { PROGRAM_NAMES } from '../../scripts/programs.ts';
+import { starterEnv } from '../../scripts/starter-env.ts';
 import { pluginEnv, type Verb } from '../../tools/libcni/invoke.ts';
 import { makeNetns } from './netns.ts';
 import { BASE_ENV, execPlugin, tempDir } from './plugins.ts';
@@ -124,6 +125,11 @@ export function multicallTests(form: MulticallForm): void {
       if (exec === undefined) throw new Error(`${program} ${command}: the starter did not run the binary:\n${lines.join('\n')}`);
       return { env: [...exec.matchAll(/"(BUN_JSC_[A-Za-z]+=[^"]*)"/g)].map((m) => m[1] ?? ''), jitMemory: lines.some((l) => l.includes('"JSJITCode"')) };
     };
+    // scripts/starter-env.ts, which the build compiles into the starter and the bench reads.
+    const asBenchAssumes = (program: string, command: Verb) =>
+      Object.entries(starterEnv(program, command))
+        .map(([k, v]) => `${k}=${v}`)
+        .sort();
     for (const [program, command] of [
       ['loopback', 'ADD'],
       ['tuning', 'ADD'],
@@ -134,6 +140,7 @@ export function multicallTests(form: MulticallForm): void {
     ] as const) {
       const s = await started(program, command);
       t.same(s.env.sort(), ['BUN_JSC_useJIT=0', 'BUN_JSC_useWarmUpMarkedBlocks=0'], `${program} ${command}: no JIT, no heap warm-up thread`);
+      t.same(s.env, asBenchAssumes(program, command), `${program} ${command}: what the bench gives the binary as its floor`);
       t.equal(s.jitMemory, false, `${program} ${command}: the VM reserved no JIT memory`);
     }
     // Work that grows with the node: a ruleset walked, a range scanned, every ifb listed.
@@ -146,6 +153,7 @@ export function multicallTests(form: MulticallForm): void {
     ] as const) {
       const s = await started(program, command);
       t.same(s.env, ['BUN_JSC_useWarmUpMarkedBlocks=0'], `${program} ${command}: the JIT stays`);
+      t.same(s.env, asBenchAssumes(program, command), `${program} ${command}: what the bench gives the binary as its floor`);
       t.equal(s.jitMemory, true, `${program} ${command}: the VM reserved JIT memory (the control)`);
     }
   });
