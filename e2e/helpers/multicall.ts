@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import t, { type Test } from 'tap';
 import { PROGRAM_NAMES } from '../../scripts/programs.ts';
 import { starterEnv } from '../../scripts/starter-env.ts';
-import { pluginEnv, type Verb } from '../../tools/libcni/invoke.ts';
+import { execRaw, pluginEnv, type ExecOutput, type Verb } from '../../tools/libcni/invoke.ts';
 import { makeNetns } from './netns.ts';
 import { BASE_ENV, execPlugin, tempDir } from './plugins.ts';
 import { needsRoot, tryRun } from './sh.ts';
@@ -28,6 +28,25 @@ export interface MulticallForm {
 }
 
 const PROGRAMS: readonly string[] = PROGRAM_NAMES;
+
+/**
+ * Runs the plugin `file` with `env` and the config on stdin, as execRaw does, under `strace -f`
+ * tracing `events` (inside netns `netns` when given); `verbose` prints each execve's
+ * environment too. Returns the run and the trace's lines.
+ */
+async function straced(o: {
+  file: string;
+  config: unknown;
+  env: Record<string, string>;
+  trace: string;
+  events: string;
+  verbose?: boolean;
+  netns?: string;
+}): Promise<{ run: ExecOutput; lines: string[] }> {
+  const strace = ['strace', '-f', '-qq', ...(o.verbose ? ['-v', '-s', '256'] : []), '-e', `trace=${o.events}`, '-o', o.trace];
+  const run = await execRaw(o.file, o.env, JSON.stringify(o.config), [...(o.netns === undefined ? [] : ['ip', 'netns', 'exec', o.netns]), ...strace]);
+  return { run, lines: readFileSync(o.trace, 'utf8').split('\n') };
+}
 
 export function multicallTests(form: MulticallForm): void {
   const DIR = resolve(import.meta.dirname, '..', '..', 'dist', form.dir);
@@ -93,34 +112,17 @@ export function multicallTests(form: MulticallForm): void {
     // memory for JIT code (JSC names that mapping), traced with strace. Each call is refused at
     // the own-netns check (code 8) before a handler runs: only the start matters here.
     const started = async (program: string, command: Verb): Promise<{ env: string[]; jitMemory: boolean }> => {
-      const trace = join(work, `${program}-${command}.trace`);
-      const env = pluginEnv({ command, containerId: 'jit', netns: '/proc/self/ns/net', ifname: 'eth0', cniPath: [BIN], baseEnv: BASE_ENV });
-      const vars = Object.entries(env).map(([k, v]) => `${k}=${v}`);
-      const conf = join(work, `${program}.json`);
-      writeFileSync(conf, JSON.stringify({ cniVersion: '1.1.0', name: 'jit', type: program }));
-      const r = await tryRun('env', [
-        '-i',
-        ...vars,
-        'strace',
-        '-f',
-        '-qq',
-        '-v',
-        '-s',
-        '256',
-        '-e',
-        'trace=execve,prctl',
-        '-o',
-        trace,
-        'sh',
-        '-c',
-        '"$0" < "$1"',
-        join(BIN, program),
-        conf,
-      ]);
+      const { run: r, lines } = await straced({
+        file: join(BIN, program),
+        config: { cniVersion: '1.1.0', name: 'jit', type: program },
+        env: pluginEnv({ command, containerId: 'jit', netns: '/proc/self/ns/net', ifname: 'eth0', cniPath: [BIN], baseEnv: BASE_ENV }),
+        trace: join(work, `${program}-${command}.trace`),
+        events: 'execve,prctl',
+        verbose: true,
+      });
       // GC without a list of valid attachments keeps everything: a successful no-op.
       if (command === 'GC') t.equal(r.code, 0, `${program} GC: ${r.stdout}`);
       else t.match(JSON.parse(r.stdout), { code: 8 }, `${program} ${command}: refused in the test's own netns`);
-      const lines = readFileSync(trace, 'utf8').split('\n');
       const exec = lines.find((l) => l.includes(`execve("${join(BIN, 'cni-ts')}"`));
       if (exec === undefined) throw new Error(`${program} ${command}: the starter did not run the binary:\n${lines.join('\n')}`);
       return { env: [...exec.matchAll(/"(BUN_JSC_[A-Za-z]+=[^"]*)"/g)].map((m) => m[1] ?? ''), jitMemory: lines.some((l) => l.includes('"JSJITCode"')) };
@@ -239,36 +241,17 @@ export function multicallTests(form: MulticallForm): void {
     const work = tempDir(t, `cnits-${tag}-exec-`);
     // Counted with strace: the execve calls of a file named host-local.
     const hostLocalExecs = async (cniPath: string, id: string): Promise<number> => {
-      const trace = join(work, `${id}.trace`);
-      const conf = join(work, `${id}.json`);
-      writeFileSync(conf, JSON.stringify(BRIDGE_CONF(join(work, 'ipam'), `cni-${tag}1`)));
-      const env = pluginEnv({ command: 'ADD', containerId: id, netns: pod.path, ifname: `e${id}`, cniPath: [cniPath], baseEnv: BASE_ENV });
-      const vars = Object.entries(env).map(([k, v]) => `${k}=${v}`);
-      const r = await tryRun('ip', [
-        'netns',
-        'exec',
-        node.name,
-        'env',
-        '-i',
-        ...vars,
-        'strace',
-        '-f',
-        '-qq',
-        '-e',
-        'trace=execve',
-        '-o',
-        trace,
-        'sh',
-        '-c',
-        '"$0" < "$1"',
-        join(BIN, 'bridge'),
-        conf,
-      ]);
+      const { run: r, lines } = await straced({
+        file: join(BIN, 'bridge'),
+        config: BRIDGE_CONF(join(work, 'ipam'), `cni-${tag}1`),
+        env: pluginEnv({ command: 'ADD', containerId: id, netns: pod.path, ifname: `e${id}`, cniPath: [cniPath], baseEnv: BASE_ENV }),
+        trace: join(work, `${id}.trace`),
+        events: 'execve',
+        netns: node.name,
+      });
       t.equal(r.code, 0, `${id}: ${r.stdout} ${r.stderr}`);
       t.match(JSON.parse(r.stdout), { ips: [{ address: new RegExp(`^10\\.${form.subnet}\\.0\\.\\d+/24$`) }] }, `${id}: an address from host-local`);
-      return readFileSync(trace, 'utf8')
-        .split('\n')
-        .filter((l) => /execve\("[^"]*\/host-local"/.test(l) && !/ENOENT/.test(l)).length;
+      return lines.filter((l) => /execve\("[^"]*\/host-local"/.test(l) && !/ENOENT/.test(l)).length;
     };
     t.equal(await hostLocalExecs(BIN, 'in1'), 0, `CNI_PATH=dist/${form.dir}/bin (the starter's links): host-local was not executed`);
     const direct = join(work, 'direct');
