@@ -3,6 +3,7 @@
 // form a runtime understands.
 import { writeSync } from 'node:fs';
 import { basename } from 'node:path';
+import { CniError, ErrorCode, errorText } from '../lib/cni-spec/errors.ts';
 import { goJSON } from '../lib/cni-spec/go-json.ts';
 import { isProgramName, PROGRAM_NAMES, type ProgramName } from './programs.ts';
 
@@ -18,15 +19,20 @@ export function writeOut(fd: 1 | 2, text: string): void {
   writeSync(fd, text);
 }
 
-/** A CNI error object on stdout (encoded as Go's encoder does, like every other), for what fails before a program's own error handling runs. */
+/** A code 999 error object on stdout, written as the dispatcher writes every other (lib/cni-spec/dispatch.ts). */
+function writeError(msg: string): void {
+  writeOut(1, `${goJSON(new CniError(ErrorCode.Internal, msg).toJSON(), '    ')}\n`);
+}
+
+/** For what fails before a program's own error handling runs. */
 export function failEarly(err: unknown): void {
-  writeOut(1, `${goJSON({ code: 999, msg: err instanceof Error ? err.message : String(err) }, '    ')}\n`);
+  writeError(errorText(err));
   process.exitCode = 1;
 }
 
 export function refuseName(name: string): void {
   writeOut(2, `cni-ts: "${name}" is not one of this executable's programs; run it as (a link named) one of:\n  ${PROGRAM_NAMES.join('\n  ')}\n`);
   // A runtime that executed us as a plugin reads stdout: give it a CNI error object too.
-  if (process.env['CNI_COMMAND'] !== undefined) writeOut(1, `${goJSON({ code: 999, msg: `unknown plugin name "${name}"` }, '    ')}\n`);
+  if (process.env['CNI_COMMAND'] !== undefined) writeError(`unknown plugin name "${name}"`);
   process.exitCode = 1;
 }
