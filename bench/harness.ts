@@ -3,10 +3,11 @@
 import { spawn, spawnSync, type ChildProcessByStdio } from 'node:child_process';
 import { createInterface, type Interface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
-import { existsSync, mkdtempSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { parseTiming } from '../lib/cni-spec/timing.ts';
+import { binaryBeside } from '../scripts/bun-layout.ts';
 import { starterEnv } from '../scripts/starter-env.ts';
 
 export const ROOT = resolve(import.meta.dirname, '..');
@@ -271,8 +272,8 @@ const floorLinks = new Map<string, string>();
  * starter gives it (scripts/starter-env.ts).
  */
 function floorFile(file: string): string {
-  const binary = join(dirname(file), 'cni-ts');
-  if (!existsSync(binary) || statSync(binary).ino === statSync(file).ino) return file;
+  const binary = binaryBeside(file);
+  if (binary === undefined) return file;
   let link = floorLinks.get(file);
   if (link === undefined) {
     const dir = mkdtempSync(join(tmpdir(), 'cnits-bench-floor-'));

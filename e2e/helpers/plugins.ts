@@ -14,12 +14,12 @@ import {
   readdirSync,
   readSync,
   rmSync,
-  statSync,
   symlinkSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Test } from 'tap';
+import { binaryBeside } from '../../scripts/bun-layout.ts';
 import { execRaw, type ExecOutput, pluginEnv, type InvokeArgs } from '../../tools/libcni/invoke.ts';
 import { inNetns } from './sh.ts';
 
@@ -64,8 +64,8 @@ function formOf(file: string): 'bundle' | 'bun' {
   if (!isElf(file)) return 'bundle';
   if (tailHas(file, '---- Bun! ----')) return 'bun';
   // the Bun form's starter (native/bun-starter.c) runs the binary beside it
-  const binary = join(dirname(file), 'cni-ts');
-  if (existsSync(binary) && tailHas(binary, '---- Bun! ----')) return 'bun';
+  const binary = binaryBeside(file);
+  if (binary !== undefined && tailHas(binary, '---- Bun! ----')) return 'bun';
   throw new Error(`${file} is a compiled binary but not our Bun form: CNI_E2E_OURS_DIR names no form of ours`);
 }
 /**
@@ -77,9 +77,9 @@ export function installOurs(name: string, dir: string): void {
   const file = join(dir, name);
   copyFileSync(join(DIST_BIN, name), file);
   chmodSync(file, 0o755);
-  const binary = join(DIST_BIN, 'cni-ts');
+  const binary = binaryBeside(join(DIST_BIN, name));
   const target = join(dir, 'cni-ts');
-  if (OURS_FORM !== 'bun' || !existsSync(binary) || statSync(binary).ino === statSync(join(DIST_BIN, name)).ino || existsSync(target)) return;
+  if (OURS_FORM !== 'bun' || binary === undefined || existsSync(target)) return;
   try {
     linkSync(binary, target);
   } catch {
