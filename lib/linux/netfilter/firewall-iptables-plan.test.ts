@@ -1,7 +1,15 @@
 import t from 'tap';
-import { checkIptablesFirewall, planIptablesFirewallSetup, planIptablesFirewallTeardown } from './firewall-iptables-plan.ts';
+import { readFileSync } from 'node:fs';
+import {
+  chainNamesAddresses,
+  checkIptablesFirewall,
+  planIptablesFirewallAppend,
+  planIptablesFirewallSetup,
+  planIptablesFirewallTeardown,
+} from './firewall-iptables-plan.ts';
 import type { FirewallTarget } from './firewall-spec.ts';
 import { parseSavedTable } from './iptables-save.ts';
+import { decodeRule } from './nft-rule-dump.ts';
 
 const target = (o: Partial<FirewallTarget> = {}): FirewallTarget => ({
   network: 'podnet',
@@ -102,4 +110,38 @@ t.test('CHECK also wants the same-bridge rules (the reference checks only the ac
   );
   t.match(checkIptablesFirewall(noIsolation, target(), 4), /expected rule "CNI-ISOLATION-STAGE-1 -i cni0 ! -o cni0 .* not found/);
   t.equal(checkIptablesFirewall(noIsolation, target({ ingressPolicy: 'open' }), 4), undefined);
+});
+
+t.test("the unread ADD checks the shared rules the reference writes and appends the pod's", async (t) => {
+  const text = planIptablesFirewallAppend(target(), 4) ?? '';
+  const lines = text.split('\n');
+  t.same([lines[0], lines.at(-2), lines.at(-1)], ['*filter', 'COMMIT', ''], 'one transaction');
+  const checked = lines.filter((l) => l.startsWith('-C ')).map((l) => l.replace(/^-C /, '-A '));
+  const appended = lines.filter((l) => l.startsWith('-A '));
+  t.equal(checked.length + appended.length, lines.length - 3, 'nothing but checks and appends');
+  const goRules = GO_V4.split('\n').filter((l) => l.startsWith('-A '));
+  t.same(new Set(checked), new Set(goRules.filter((l) => !l.includes('10.88.0.2'))), 'checked: every shared rule of the Go layout');
+  t.same(
+    appended,
+    goRules.filter((l) => l.includes('10.88.0.2')),
+    "appended: the pod's two rules, in the reference's order",
+  );
+  t.notMatch(planIptablesFirewallAppend(target({ ingressPolicy: 'open' }), 4) ?? '', /ISOLATION/, 'open policy: no isolation rules checked');
+  t.equal(planIptablesFirewallAppend(target({ addrs: [{ family: 6, ip: 'fd00::2' }] }), 4), undefined, 'no address of the family: nothing to do');
+});
+
+t.test('whether iptables-nft rules (as the kernel dumps them) compare an address of the pod', async (t) => {
+  const fixture = JSON.parse(readFileSync(new URL('./fixtures/nft-rules.json', import.meta.url), 'utf8')) as { iptablesNft: { rules: string[] } };
+  const rules = fixture.iptablesNft.rules.map((b64) => decodeRule(Buffer.from(b64, 'base64')));
+  const at = (ip: string) =>
+    target({
+      addrs: [
+        { family: 4, ip },
+        { family: 6, ip: 'fd00::2' },
+      ],
+    });
+  t.equal(chainNamesAddresses(rules, at('10.201.0.250'), 4), true, 'the rules of 10.201.0.250 name it');
+  t.equal(chainNamesAddresses(rules, at('10.201.0.251'), 4), false, 'another address is not named');
+  t.equal(chainNamesAddresses(rules, at('10.201.0.250'), 6), false, 'the family given is the one compared');
+  t.equal(chainNamesAddresses([], at('10.201.0.250'), 4), false, 'an empty (or absent) chain names nothing');
 });

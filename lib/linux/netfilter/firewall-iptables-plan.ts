@@ -10,8 +10,10 @@
 // Rules are written exactly as iptables-save prints them, so "is it there" is a line compare.
 // The shared chains and the isolation rules stay after DEL, as in the reference: other pods
 // (of either implementation) may still use them.
+import { ipBytes } from '../../cni-spec/ip-bytes.ts';
 import type { SavedTable } from './iptables-save.ts';
 import type { FirewallTarget } from './firewall-spec.ts';
+import type { NftKernelRule } from './nft-rule-dump.ts';
 
 type Family = 4 | 6;
 const HOST_BITS: Record<Family, number> = { 4: 32, 6: 128 };
@@ -45,6 +47,7 @@ export const isolationStage2 = (br: string): string => `-A ${FW_ISOLATION_2} -o 
 /** "-A CHAIN rest" → "-I CHAIN 1 rest": the reference puts these first. */
 const first = (line: string): string => line.replace(/^-A (\S+) /, '-I $1 1 ');
 const del = (line: string): string => line.replace(/^-A /, '-D ');
+const check = (line: string): string => line.replace(/^-A /, '-C ');
 
 const restoreText = (lines: readonly string[]): string => ['*filter', ...lines, 'COMMIT', ''].join('\n');
 
@@ -79,6 +82,35 @@ export function planIptablesFirewallSetup(saved: SavedTable, t: FirewallTarget, 
     atEnd(isolationReturn(FW_ISOLATION_2));
   }
   return lines.length === 0 ? undefined : restoreText(lines);
+}
+
+/**
+ * ADD without reading the table, for the common case of a node where the shared chains are in
+ * place and nothing names this pod's addresses yet. The shared rules are checked, not written:
+ * `-C` refuses the whole transaction when one is missing (the first pod, a new bridge, an admin's
+ * edit), and the caller then reads and plans. The pod's rules are appended: the caller has seen
+ * that no rule of the chain compares an address with theirs (chainNamesAddresses), so they
+ * cannot be there already, and the reference's append-unless-present is kept.
+ */
+export function planIptablesFirewallAppend(t: FirewallTarget, family: Family): string | undefined {
+  const pods = podRules(t, family);
+  if (pods.length === 0) return undefined;
+  const shared = [forwardJump(), adminJump(t.adminChain)];
+  if (t.ingressPolicy === 'same-bridge' && t.bridge !== undefined) {
+    shared.push(isolationJump(), isolationStage1(t.bridge), isolationReturn(FW_ISOLATION_1), isolationStage2(t.bridge), isolationReturn(FW_ISOLATION_2));
+  }
+  return restoreText([...shared.map(check), ...pods]);
+}
+
+/**
+ * Whether a rule of the chain (as iptables-nft stores it in nftables) compares a value equal to
+ * one of the target's addresses of `family`: iptables-nft writes `-s`/`-d` as a payload load and
+ * a cmp of the address's bytes, so a pod rule of ours is there only if this is true. Other
+ * mentions (another rule of that address) count too: the caller then reads the exact table.
+ */
+export function chainNamesAddresses(rules: readonly NftKernelRule[], t: FirewallTarget, family: Family): boolean {
+  const mine = t.addrs.filter((a) => a.family === family).map((a) => ipBytes(a.ip)?.bytes);
+  return rules.some((r) => r.exprs.some((e) => 'value' in e && mine.some((b) => b !== undefined && b.equals(e.value))));
 }
 
 /** DEL without reading: both rules of every address (refused as a whole when one is missing). */

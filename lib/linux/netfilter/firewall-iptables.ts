@@ -1,10 +1,21 @@
-// The firewall iptables executor: per family one iptables-save of the filter table and at most
-// one iptables-restore for ADD; DEL first tries the blind delete (one process), then reads.
+// The firewall iptables executor. ADD, per family: on iptables-nft with the shared chains in
+// place, one iptables-restore after a look over nfnetlink; otherwise one iptables-save of the
+// filter table and at most one iptables-restore. DEL first tries the blind delete (one
+// process), then reads.
 import { runTool } from './exec.ts';
-import { checkIptablesFirewall, planIptablesFirewallDelete, planIptablesFirewallSetup, planIptablesFirewallTeardown } from './firewall-iptables-plan.ts';
+import {
+  chainNamesAddresses,
+  checkIptablesFirewall,
+  FW_CHAIN,
+  planIptablesFirewallAppend,
+  planIptablesFirewallDelete,
+  planIptablesFirewallSetup,
+  planIptablesFirewallTeardown,
+} from './firewall-iptables-plan.ts';
 import { familiesOf, type FirewallTarget } from './firewall-spec.ts';
 import { parseSavedTable, type SavedTable } from './iptables-save.ts';
-import { iptablesTools, restore } from './masq-iptables.ts';
+import { iptablesInNftables, iptablesTools, restore } from './masq-iptables.ts';
+import { dumpNftRules } from './nft-rule-dump.ts';
 import { settleAll } from './settle.ts';
 
 type Family = 4 | 6;
@@ -30,7 +41,31 @@ export async function setupFirewallIptables(t: FirewallTarget): Promise<void> {
   const families = familiesOf(t);
   // Both families' tools before anything is written: a missing ip6tables must not leave v4 half done.
   families.forEach(iptablesTools);
-  await settleAll(families.map((f) => readPlanApply(f, (saved) => planIptablesFirewallSetup(saved, t, f))));
+  await settleAll(
+    families.map(async (f) => {
+      if (await appendUnread(f, t)) return;
+      await readPlanApply(f, (saved) => planIptablesFirewallSetup(saved, t, f));
+    }),
+  );
+}
+
+/**
+ * The common ADD in one process instead of two (planIptablesFirewallAppend): where iptables is
+ * iptables-nft, its rules can be looked at over nfnetlink in place of an iptables-save. False
+ * when that does not apply (iptables-legacy, a rule already names the address) or the
+ * transaction was refused (a shared rule is missing): the caller reads and plans.
+ */
+async function appendUnread(family: Family, t: FirewallTarget): Promise<boolean> {
+  const text = planIptablesFirewallAppend(t, family);
+  if (text === undefined || !iptablesInNftables(family)) return false;
+  const rules = await dumpNftRules(family === 4 ? 'ip' : 'ip6', 'filter', FW_CHAIN);
+  if (rules === 'unknown' || chainNamesAddresses(rules, t, family)) return false;
+  try {
+    await restore(family, text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export async function teardownFirewallIptables(t: FirewallTarget, families: readonly Family[]): Promise<void> {

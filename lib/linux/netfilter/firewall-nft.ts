@@ -1,7 +1,9 @@
-// The firewall nftables executor: ADD is one `nft -f -` (plus one read for same-bridge); DEL and
+// The firewall nftables executor: ADD is one `nft -f -` (plus one read for same-bridge), of the
+// elements alone when `forward` (looked at over nfnetlink) shows the skeleton in place; DEL and
 // GC read the table once and delete elements in one transaction.
 import { requireTool, runTool, ToolError } from './exec.ts';
 import { applyNft } from './nft.ts';
+import { dumpNftRules } from './nft-rule-dump.ts';
 import {
   checkNftFirewall,
   EMPTY_FW_STATE,
@@ -9,6 +11,8 @@ import {
   firewallNftKey,
   parseFirewallNft,
   planNftFirewallGc,
+  isFirewallSkeleton,
+  planNftFirewallElements,
   planNftFirewallSetup,
   planNftFirewallTeardown,
   type FwNftState,
@@ -41,9 +45,25 @@ async function readPlanApply(plan: (state: FwNftState) => string | undefined): P
 export async function setupFirewallNft(t: FirewallTarget): Promise<void> {
   try {
     if (t.ingressPolicy === 'same-bridge') await readPlanApply((state) => planNftFirewallSetup(t, state));
-    else await applyNft(planNftFirewallSetup(t));
+    else if (!(await addElementsOnly(t))) await applyNft(planNftFirewallSetup(t));
   } catch (err) {
     throw new Error(`unable to set up nftables firewall rules: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+/**
+ * The common ADD, on a node where an earlier one made the skeleton: only the elements, after a
+ * look at `forward` over nfnetlink. False when the skeleton is not (all) there, or the kernel
+ * refused the elements (the table went away meanwhile): the full script follows.
+ */
+async function addElementsOnly(t: FirewallTarget): Promise<boolean> {
+  const rules = await dumpNftRules('inet', FW_NFT_TABLE, 'forward');
+  if (rules === 'unknown' || !isFirewallSkeleton(rules)) return false;
+  try {
+    await applyNft(planNftFirewallElements(t));
+    return true;
+  } catch {
+    return false;
   }
 }
 

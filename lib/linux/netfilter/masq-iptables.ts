@@ -1,6 +1,8 @@
 // The iptables masquerade executor: per family one `iptables-save -t nat` to see what is there,
 // then at most one `iptables-restore --noflush` transaction. iptables/ip6tables are whatever the
 // system's alternatives point to (legacy or nft), the same binaries the Go plugin runs.
+import { realpathSync } from 'node:fs';
+import { basename } from 'node:path';
 import { requireTool, runTool } from './exec.ts';
 import { parseSavedNat, type SavedTable } from './iptables-save.ts';
 import {
@@ -20,6 +22,19 @@ const PREFIX: Record<Family, string> = { 4: 'iptables', 6: 'ip6tables' };
 
 export function iptablesTools(family: Family): { save: string; restore: string } {
   return { save: requireTool(`${PREFIX[family]}-save`, BACKEND), restore: requireTool(`${PREFIX[family]}-restore`, BACKEND) };
+}
+
+/**
+ * Whether the family's iptables-restore is iptables-nft (xtables-nft-multi, whatever links lead
+ * there), which keeps its rules in nftables where nfnetlink can read them. A wrapper script or
+ * iptables-legacy answers false, and callers then read with iptables-save.
+ */
+export function iptablesInNftables(family: Family): boolean {
+  try {
+    return basename(realpathSync(iptablesTools(family).restore)) === 'xtables-nft-multi';
+  } catch {
+    return false;
+  }
 }
 
 export async function readNat(family: Family): Promise<SavedTable> {

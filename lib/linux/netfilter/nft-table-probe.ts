@@ -11,7 +11,7 @@ const NFNL_SUBSYS_NFTABLES = 10;
 const NFT_MSG_GETTABLE = 1;
 const NFTA_TABLE_NAME = 1;
 /** include/uapi/linux/netfilter.h NFPROTO_* */
-const NFPROTO: Record<NftFamily, number> = { inet: 1, ip: 2, ip6: 10, bridge: 7 };
+export const NFPROTO: Record<NftFamily, number> = { inet: 1, ip: 2, ip6: 10, bridge: 7 };
 
 export type NftFamily = 'inet' | 'ip' | 'ip6' | 'bridge';
 

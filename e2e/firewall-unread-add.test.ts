@@ -1,0 +1,148 @@
+// The common firewall ADD (a node where an earlier pod made the shared chains) writes without
+// reading the table through a tool: iptables-nft's rules and our nft table are looked at over
+// nfnetlink instead. These tests pin when that path is taken and that it changes nothing of
+// what ADD leaves: no rule twice, a missing shared rule put back, `forward` rewritten when it is
+// not ours. A logging wrapper of iptables-save (first on the plugin's PATH) counts the reads.
+import t, { type Test } from 'tap';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { BridgeResult } from './helpers/bridge-net.ts';
+import { firewallStateOf, fwConf, runFirewall, type FwBackend, type FwRun } from './helpers/firewall.ts';
+import { DIST_BIN, tempDir } from './helpers/plugins.ts';
+import { needsRoot, nsRun } from './helpers/sh.ts';
+import { makePod, makeTopology } from './helpers/topology.ts';
+
+const skip = needsRoot;
+const SYSTEM_PATH = '/usr/sbin:/usr/bin:/sbin:/bin';
+
+/** A dual-stack pod's prevResult. */
+const prevOf = (i: number): BridgeResult => ({
+  cniVersion: '0.4.0',
+  interfaces: [{ name: 'cni0' }, { name: `veth${i}` }, { name: 'eth0', sandbox: '/run/netns/x' }],
+  ips: [
+    { address: `10.244.0.${10 + i}/24`, gateway: '10.244.0.1', interface: 2 },
+    { address: `fd00:244::${(10 + i).toString(16)}/64`, gateway: 'fd00:244::1', interface: 2 },
+  ],
+});
+const ipsOf = (i: number): string[] => prevOf(i).ips.map((ip) => ip.address.split('/')[0]!);
+
+/** A directory whose iptables-save and ip6tables-save log each run, then run the real tool. */
+function countingSaves(t: Test): { path: string; runs: () => number } {
+  const dir = tempDir(t, 'cnits-fw-saves-');
+  const log = join(dir, 'runs.log');
+  writeFileSync(log, '');
+  for (const tool of ['iptables-save', 'ip6tables-save']) {
+    writeFileSync(join(dir, tool), `#!/bin/sh\necho "${tool} $*" >> '${log}'\nexec /usr/sbin/${tool} "$@"\n`, { mode: 0o755 });
+  }
+  return { path: `${dir}:${SYSTEM_PATH}`, runs: () => readFileSync(log, 'utf8').split('\n').filter(Boolean).length };
+}
+
+async function add(t: Test, r: FwRun, i: number): Promise<void> {
+  const res = await runFirewall(DIST_BIN, 'ADD', { ...r, id: `unread-${i}` }, prevOf(i));
+  t.equal(res.code, 0, `ADD of pod ${i} succeeds ${res.stdout}${res.stderr.slice(0, 400)}`);
+}
+
+async function delAll(t: Test, r: FwRun, pods: readonly number[]): Promise<void> {
+  for (const i of pods) t.equal((await runFirewall(DIST_BIN, 'DEL', { ...r, id: `unread-${i}` }, prevOf(i))).code, 0, `DEL of pod ${i} succeeds`);
+  t.same(await firewallStateOf(r.node, pods.flatMap(ipsOf)), [], 'nothing of the pods is left');
+}
+
+const cniForward = async (node: string, save: string): Promise<string[]> =>
+  (await nsRun(node, save, ['-t', 'filter'])).split('\n').filter((l) => l.startsWith('-A CNI-FORWARD '));
+
+t.test('iptables: ADD on a node with the chains in place runs no iptables-save, and writes what the read path writes', { skip }, async (t) => {
+  const { node } = await makeTopology(t);
+  const pod = await makePod(t);
+  const saves = countingSaves(t);
+  const r: FwRun = { node: node.name, id: '', netns: pod.path, conf: fwConf('iptables'), env: { PATH: saves.path } };
+
+  await add(t, r, 1);
+  const first = saves.runs();
+  t.ok(first >= 2, `the first pod, with no chains yet, reads both tables (${first} runs)`);
+  await add(t, r, 2);
+  t.equal(saves.runs(), first, 'the second pod reads neither table');
+  for (const [save, ip] of [
+    ['iptables-save', '10.244.0.12/32'],
+    ['ip6tables-save', 'fd00:244::c/128'],
+  ] as const) {
+    t.same(
+      (await cniForward(node.name, save)).filter((l) => l.includes(ip)),
+      [`-A CNI-FORWARD -d ${ip} -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT`, `-A CNI-FORWARD -s ${ip} -j ACCEPT`],
+      `${save}: the second pod's two rules, once each`,
+    );
+  }
+  await delAll(t, r, [1, 2]);
+});
+
+t.test('iptables: rules of an address left behind (a DEL that never came) are not appended twice', { skip }, async (t) => {
+  const { node } = await makeTopology(t);
+  const pod = await makePod(t);
+  const saves = countingSaves(t);
+  const r: FwRun = { node: node.name, id: '', netns: pod.path, conf: fwConf('iptables'), env: { PATH: saves.path } };
+  await add(t, r, 1);
+  // What pod 3's ADD would write, there already from an earlier pod with the same address.
+  await nsRun(node.name, 'iptables', ['-A', 'CNI-FORWARD', '-s', '10.244.0.13/32', '-j', 'ACCEPT']);
+  const before = saves.runs();
+  await add(t, r, 3);
+  t.ok(saves.runs() > before, 'the ADD read the IPv4 table: a rule names its address');
+  const v4 = (await cniForward(node.name, 'iptables-save')).filter((l) => l.includes('10.244.0.13/32'));
+  t.same(
+    v4,
+    ['-A CNI-FORWARD -s 10.244.0.13/32 -j ACCEPT', '-A CNI-FORWARD -d 10.244.0.13/32 -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT'],
+    'the rule that was there stays single; only the missing one was added',
+  );
+  await delAll(t, r, [1, 3]);
+});
+
+t.test('iptables: a shared rule someone removed is put back, first in its chain', { skip }, async (t) => {
+  const { node } = await makeTopology(t);
+  const pod = await makePod(t);
+  const r: FwRun = { node: node.name, id: '', netns: pod.path, conf: fwConf('iptables') };
+  await add(t, r, 1);
+  const adminJump = ['-m', 'comment', '--comment', 'CNI firewall plugin admin overrides', '-j', 'CNI-ADMIN'];
+  await nsRun(node.name, 'iptables', ['-D', 'CNI-FORWARD', ...adminJump]);
+  await add(t, r, 2);
+  const rules = await cniForward(node.name, 'iptables-save');
+  t.equal(rules[0], '-A CNI-FORWARD -m comment --comment "CNI firewall plugin admin overrides" -j CNI-ADMIN', 'the admin jump is back, first');
+  t.equal(rules.filter((l) => l.includes('10.244.0.12/32')).length, 2, "and the second pod's rules are there");
+  await delAll(t, r, [1, 2]);
+});
+
+/** Rule handles of our `forward` chain, in order (a rewrite gives every rule a new one). */
+const forwardHandles = async (node: string): Promise<string[]> =>
+  (await nsRun(node, 'nft', ['-a', 'list', 'chain', 'inet', 'cni_firewall', 'forward']))
+    .split('\n')
+    .filter((l) => !/^\s*(table|chain) /.test(l))
+    .flatMap((l) => /# handle (\d+)$/.exec(l)?.[1] ?? []);
+
+t.test('nftables: with the table in place ADD only adds its elements; a `forward` that is not ours is rewritten', { skip }, async (t) => {
+  const backend: FwBackend = 'nftables';
+  const { node } = await makeTopology(t);
+  const pod = await makePod(t);
+  const r: FwRun = { node: node.name, id: '', netns: pod.path, conf: fwConf(backend) };
+  await add(t, r, 1);
+  const handles = await forwardHandles(node.name);
+  t.equal(handles.length, 6, 'the first ADD wrote the six rules of `forward`');
+  await add(t, r, 2);
+  t.same(await forwardHandles(node.name), handles, 'the second ADD left `forward` as it was');
+  t.same(
+    await firewallStateOf(node.name, ipsOf(2)),
+    ipsOf(2).map((ip) => `nft element ${ip}`),
+    "the second pod's addresses are in the sets",
+  );
+
+  await nsRun(node.name, 'nft', ['add rule inet cni_firewall forward counter']);
+  await add(t, r, 3);
+  const after = await forwardHandles(node.name);
+  t.equal(after.length, 6, 'an ADD that finds a rule of someone else in `forward` writes it whole again');
+  t.notOk(
+    after.some((h) => handles.includes(h)),
+    'every rule is new',
+  );
+  t.same(
+    await firewallStateOf(node.name, ipsOf(3)),
+    ipsOf(3).map((ip) => `nft element ${ip}`),
+    "the third pod's addresses are in the sets",
+  );
+  await delAll(t, r, [1, 2, 3]);
+});

@@ -1,0 +1,40 @@
+import t from 'tap';
+import { readFileSync } from 'node:fs';
+import { firewallNftKey, isFirewallSkeleton, planNftFirewallElements, planNftFirewallSetup } from './firewall-nft-plan.ts';
+import type { FirewallTarget } from './firewall-spec.ts';
+import { decodeRule } from './nft-rule-dump.ts';
+
+const target: FirewallTarget = {
+  network: 'podnet',
+  containerId: 'c1',
+  ifname: 'eth0',
+  addrs: [
+    { family: 4, ip: '10.88.0.2' },
+    { family: 6, ip: 'fd00::2' },
+  ],
+  ingressPolicy: 'open',
+  adminChain: 'CNI-ADMIN',
+  zone: 'trusted',
+};
+
+const fixture = JSON.parse(readFileSync(new URL('./fixtures/nft-rules.json', import.meta.url), 'utf8')) as { firewallSkeleton: { rules: string[] } };
+const skeleton = fixture.firewallSkeleton.rules.map((b64) => decodeRule(Buffer.from(b64, 'base64')));
+
+t.test('`forward` as the full script writes it is the skeleton; anything else is not', async (t) => {
+  t.equal(isFirewallSkeleton(skeleton), true);
+  t.equal(isFirewallSkeleton([]), false, 'no table or chain yet');
+  t.equal(isFirewallSkeleton(skeleton.slice(0, 5)), false, 'a rule missing');
+  t.equal(isFirewallSkeleton([...skeleton, skeleton[3]!]), false, 'a rule more');
+  t.equal(isFirewallSkeleton([skeleton[1]!, skeleton[0]!, ...skeleton.slice(2)]), false, 'the jumps the other way round');
+  t.equal(isFirewallSkeleton([...skeleton.slice(0, 2), skeleton[4]!, skeleton[5]!, skeleton[2]!, skeleton[3]!]), false, 'the families swapped');
+});
+
+t.test('with the skeleton in place, ADD writes just the elements of the full script', async (t) => {
+  const key = firewallNftKey(target);
+  t.equal(
+    planNftFirewallElements(target),
+    `add element inet cni_firewall pods4 { 10.88.0.2 comment "${key}" }\nadd element inet cni_firewall pods6 { fd00::2 comment "${key}" }\n`,
+  );
+  const full = planNftFirewallSetup(target).split('\n');
+  for (const line of planNftFirewallElements(target).trim().split('\n')) t.ok(full.includes(line), `the full script has it too: ${line}`);
+});
