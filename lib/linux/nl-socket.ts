@@ -16,6 +16,9 @@ const NLMSG_DONE = 3;
 const NLM_F_REQUEST = 0x1;
 const NLM_F_ACK = 0x4;
 const NLM_F_DUMP_INTR = 0x10;
+// include/uapi/linux/netfilter/nfnetlink.h
+const NFNL_MSG_BATCH_BEGIN = 0x10;
+const NFNL_MSG_BATCH_END = 0x11;
 const HEADER_LENGTH = 16;
 const EINTR = 4;
 
@@ -42,12 +45,24 @@ export interface Answer {
 
 /** Encodes one request (REQUEST|ACK plus `flags`): header, then the payload's parts. */
 export function encodeRequest(type: number, flags: number, seq: number, payload: Uint8Array | readonly Uint8Array[]): Buffer {
+  return encodeMessage({ type, flags: flags | NLM_F_ACK, seq, payload });
+}
+
+interface Message {
+  readonly type: number;
+  readonly flags: number;
+  readonly seq: number;
+  readonly payload: Uint8Array | readonly Uint8Array[];
+}
+
+/** One message with NLM_F_REQUEST and `flags`; `padded` to 4 bytes when another follows it. */
+function encodeMessage({ type, flags, seq, payload }: Message, padded = false): Buffer {
   const parts = payload instanceof Uint8Array ? [payload] : payload;
   const length = HEADER_LENGTH + parts.reduce((n, p) => n + p.length, 0);
-  const out = Buffer.alloc(length);
+  const out = Buffer.alloc(padded ? (length + 3) & ~3 : length);
   out.writeUInt32LE(length, 0);
   out.writeUInt16LE(type, 4);
-  out.writeUInt16LE(flags | NLM_F_REQUEST | NLM_F_ACK, 6);
+  out.writeUInt16LE(flags | NLM_F_REQUEST, 6);
   out.writeUInt32LE(seq, 8);
   let at = HEADER_LENGTH;
   for (const p of parts) {
@@ -127,6 +142,30 @@ export class NlSocket {
       if (!answer.interrupted) return answer.messages;
       if (attempt >= DUMP_ATTEMPTS) throw NetlinkError.fromErrno(op, EINTR);
     }
+  }
+
+  /**
+   * Sends `messages` as one nfnetlink batch of `subsystem` (NFNL_MSG_BATCH_BEGIN, the messages,
+   * NFNL_MSG_BATCH_END), which the kernel applies as one transaction, and waits for its answer.
+   * All of them carry one sequence number and only the last message asks for the ACK: the
+   * kernel answers in message order, so the first answer is the error of whichever it refused
+   * (the batch's begin included), or that ACK.
+   */
+  batch(subsystem: number, messages: readonly { type: number; flags: number; payload: Uint8Array }[], op = ''): void {
+    const fd = this.#fd;
+    if (fd === undefined) throw new NetlinkError({ op, errno: 0, code: 'EUNKNOWN' }, 'Netlink socket is closed');
+    this.#seq = (this.#seq % 0x7fffffff) + 1;
+    const seq = this.#seq;
+    // struct nfgenmsg of the batch messages: AF_UNSPEC, version 0, res_id = the subsystem (big endian).
+    const marker = Buffer.from([0, 0, subsystem >> 8, subsystem & 0xff]);
+    const last = messages.length - 1;
+    const parts = [
+      encodeMessage({ type: NFNL_MSG_BATCH_BEGIN, flags: 0, seq, payload: marker }, true),
+      ...messages.map((m, i) => encodeMessage({ ...m, flags: m.flags | (i === last ? NLM_F_ACK : 0), seq }, true)),
+      encodeMessage({ type: NFNL_MSG_BATCH_END, flags: 0, seq, payload: marker }),
+    ];
+    this.#io.send(fd, Buffer.concat(parts));
+    parseAnswer(this.#io.receive(fd, seq), op);
   }
 
   close(): void {

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
-import { firewallNftKey, isFirewallSkeleton, planNftFirewallElements, planNftFirewallSetup } from './firewall-nft-plan.ts';
+import { firewallNftKey, firewallSetElems, isFirewallSkeleton, planNftFirewallSetup } from './firewall-nft-plan.ts';
 import type { FirewallTarget } from './firewall-spec.ts';
 import { decodeRule } from './nft-rule-dump.ts';
 
@@ -31,10 +31,21 @@ t.test('`forward` as the full script writes it is the skeleton; anything else is
 
 t.test('with the skeleton in place, ADD writes just the elements of the full script', async (t) => {
   const key = firewallNftKey(target);
-  t.equal(
-    planNftFirewallElements(target),
-    `add element inet cni_firewall pods4 { 10.88.0.2 comment "${key}" }\nadd element inet cni_firewall pods6 { fd00::2 comment "${key}" }\n`,
-  );
+  const sets = firewallSetElems(target);
+  t.same(sets, [
+    { set: 'pods4', elems: [{ key: Buffer.from([10, 88, 0, 2]), comment: key }] },
+    { set: 'pods6', elems: [{ key: Buffer.from('fd000000000000000000000000000002', 'hex'), comment: key }] },
+  ]);
   const full = planNftFirewallSetup(target).split('\n');
-  for (const line of planNftFirewallElements(target).trim().split('\n')) t.ok(full.includes(line), `the full script has it too: ${line}`);
+  for (const [set, ip] of [
+    ['pods4', '10.88.0.2'],
+    ['pods6', 'fd00::2'],
+  ]) {
+    t.ok(full.includes(`add element inet cni_firewall ${set} { ${ip} comment "${key}" }`), `the full script adds ${ip} to ${set} with that comment too`);
+  }
+  t.same(
+    firewallSetElems({ ...target, addrs: [{ family: 4, ip: '10.88.0.2' }] }).map((s) => s.elems.length),
+    [1, 0],
+    'a family without addresses adds nothing',
+  );
 });

@@ -19,6 +19,8 @@ import type { NftRule } from './nft-json.ts';
 import { parseNftListing } from './nft-json.ts';
 import type { FirewallTarget } from './firewall-spec.ts';
 import { VERDICT, type NftKernelRule } from './nft-rule-dump.ts';
+import type { SetElem } from './nft-set-elems.ts';
+import { ipBytes } from '../../cni-spec/ip-bytes.ts';
 
 type Family = 4 | 6;
 
@@ -111,12 +113,22 @@ export function planNftFirewallSetup(t: FirewallTarget, state?: FwNftState): str
 }
 
 /**
- * ADD when the skeleton is in place (isFirewallSkeleton): the elements alone. Writing the
- * skeleton again is what makes the full script slow: re-adding a chain that exists costs the
- * commit ~14 ms (measured with `nft -f`, 2026-11-26), an element ~5 ms in all.
+ * ADD when the skeleton is in place (isFirewallSkeleton): the elements alone, per set, written
+ * over nfnetlink (nft-set-elems.ts). Writing the skeleton again is what makes the full script
+ * slow: re-adding a chain that exists costs the commit ~14 ms (measured with `nft -f`,
+ * 2026-11-26), and an `nft` process ~5 ms more.
  */
-export function planNftFirewallElements(t: FirewallTarget): string {
-  return `${elementLines(t).join('\n')}\n`;
+export function firewallSetElems(t: FirewallTarget): { set: string; elems: SetElem[] }[] {
+  const comment = firewallNftKey(t);
+  return ([4, 6] as const).map((f) => ({
+    set: SET[f],
+    elems: t.addrs
+      .filter((a) => a.family === f)
+      .flatMap((a) => {
+        const key = ipBytes(a.ip)?.bytes;
+        return key === undefined ? [] : [{ key, comment }];
+      }),
+  }));
 }
 
 // What each rule of the skeleton's `forward` ends in and looks up, as the kernel dumps it.

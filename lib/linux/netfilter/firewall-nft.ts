@@ -1,9 +1,11 @@
-// The firewall nftables executor: ADD is one `nft -f -` (plus one read for same-bridge), of the
-// elements alone when `forward` (looked at over nfnetlink) shows the skeleton in place; DEL and
-// GC read the table once and delete elements in one transaction.
+// The firewall nftables executor. ADD is one `nft -f -` (plus one read for same-bridge), or,
+// when `forward` (looked at over nfnetlink) shows the skeleton in place, the elements alone
+// added over nfnetlink, no process at all. DEL and GC read the table once and delete elements
+// in one transaction.
 import { requireTool, runTool, ToolError } from './exec.ts';
 import { applyNft } from './nft.ts';
 import { dumpNftRules } from './nft-rule-dump.ts';
+import { addSetElems } from './nft-set-elems.ts';
 import {
   checkNftFirewall,
   EMPTY_FW_STATE,
@@ -11,8 +13,8 @@ import {
   firewallNftKey,
   parseFirewallNft,
   planNftFirewallGc,
+  firewallSetElems,
   isFirewallSkeleton,
-  planNftFirewallElements,
   planNftFirewallSetup,
   planNftFirewallTeardown,
   type FwNftState,
@@ -52,15 +54,15 @@ export async function setupFirewallNft(t: FirewallTarget): Promise<void> {
 }
 
 /**
- * The common ADD, on a node where an earlier one made the skeleton: only the elements, after a
- * look at `forward` over nfnetlink. False when the skeleton is not (all) there, or the kernel
+ * The common ADD, on a node where an earlier one made the skeleton: only the elements, over
+ * nfnetlink like the look at `forward` before them (no `nft` process at all). False when the skeleton is not (all) there, or the kernel
  * refused the elements (the table went away meanwhile): the full script follows.
  */
 async function addElementsOnly(t: FirewallTarget): Promise<boolean> {
   const rules = await dumpNftRules('inet', FW_NFT_TABLE, 'forward');
   if (rules === 'unknown' || !isFirewallSkeleton(rules)) return false;
   try {
-    await applyNft(planNftFirewallElements(t));
+    await addSetElems('inet', FW_NFT_TABLE, firewallSetElems(t));
     return true;
   } catch {
     return false;
