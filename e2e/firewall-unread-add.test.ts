@@ -42,6 +42,11 @@ async function add(t: Test, r: FwRun, i: number): Promise<void> {
   t.equal(res.code, 0, `ADD of pod ${i} succeeds ${res.stdout}${res.stderr.slice(0, 400)}`);
 }
 
+async function check(t: Test, r: FwRun, i: number): Promise<void> {
+  const res = await runFirewall(DIST_BIN, 'CHECK', { ...r, id: `unread-${i}` }, prevOf(i));
+  t.equal(res.code, 0, `CHECK of pod ${i} passes ${res.stdout}`);
+}
+
 async function delAll(t: Test, r: FwRun, pods: readonly number[]): Promise<void> {
   for (const i of pods) t.equal((await runFirewall(DIST_BIN, 'DEL', { ...r, id: `unread-${i}` }, prevOf(i))).code, 0, `DEL of pod ${i} succeeds`);
   t.same(await firewallStateOf(r.node, pods.flatMap(ipsOf)), [], 'nothing of the pods is left');
@@ -61,6 +66,7 @@ t.test('iptables: ADD on a node with the chains in place runs no iptables-save, 
   t.ok(first >= 2, `the first pod, with no chains yet, reads both tables (${first} runs)`);
   await add(t, r, 2);
   t.equal(saves.runs(), first, 'the second pod reads neither table');
+  await check(t, r, 2);
   for (const [save, ip] of [
     ['iptables-save', '10.244.0.12/32'],
     ['ip6tables-save', 'fd00:244::c/128'],
@@ -130,6 +136,7 @@ t.test('nftables: with the table in place ADD only adds its elements; a `forward
     ipsOf(2).map((ip) => `nft element ${ip}`),
     "the second pod's addresses are in the sets",
   );
+  await check(t, r, 2);
 
   await nsRun(node.name, 'nft', ['add rule inet cni_firewall forward counter']);
   await add(t, r, 3);
