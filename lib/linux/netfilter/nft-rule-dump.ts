@@ -3,14 +3,10 @@
 // 3-10 ms. iptables-nft keeps its rules in nftables too, so the same read sees those. Only what a
 // caller compares is decoded: each expression's name and, for the kinds our checks look at
 // (cmp, immediate, lookup), their operands.
-import { encodeNfgenmsg, NETLINK_NETFILTER } from '../conntrack-codec.ts';
+import { encodeNfgenmsg } from '../conntrack-codec.ts';
 import { attrString, decodeAttrs, encodeAttrs, type RawAttr } from '../nl-codec.ts';
-import { timed } from '../../cni-spec/timing.ts';
-import { nl } from '../netlink-error.ts';
-import { NlSocket } from '../nl-socket.ts';
-import { NFPROTO, type NftFamily } from './nft-table-probe.ts';
+import { NFPROTO, nftRequest, type NftFamily } from './nfnl.ts';
 
-const NFNL_SUBSYS_NFTABLES = 10;
 const NFT_MSG_GETRULE = 7;
 const NLM_F_DUMP = 0x300;
 
@@ -106,21 +102,11 @@ export function decodeRule(payload: Buffer): NftKernelRule {
  * no permission, a kernel error): the caller then looks the slow way.
  */
 export async function dumpNftRules(family: NftFamily, table: string, chain: string): Promise<NftKernelRule[] | 'unknown'> {
-  let sock: NlSocket;
   try {
-    sock = timed('netlink', () => NlSocket.open(NETLINK_NETFILTER));
-  } catch {
-    return 'unknown';
-  }
-  try {
-    const messages = await nl('NFT_MSG_GETRULE', () =>
-      timed('netlink', () => sock.request((NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_GETRULE, encodeGetRules(family, table, chain), NLM_F_DUMP)),
-    );
+    const messages = await nftRequest('NFT_MSG_GETRULE', NFT_MSG_GETRULE, encodeGetRules(family, table, chain), NLM_F_DUMP);
     // Older kernels dump every rule of the family, whatever the filter asked.
     return messages.map((m) => decodeRule(m.data)).filter((r) => r.table === table && r.chain === chain);
   } catch {
     return 'unknown';
-  } finally {
-    sock.close();
   }
 }

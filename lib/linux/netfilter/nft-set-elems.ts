@@ -5,13 +5,10 @@
 // Each element is its key and, as `nft` stores a comment, a userdata TLV (libnftnl
 // NFTNL_UDATA_SET_ELEM_COMMENT: type 0, length, the text with its NUL), so `nft list` and our
 // readers of its JSON see the same comment either way.
-import { NETLINK_NETFILTER, NlSocket } from '../nl-socket.ts';
 import { attrBytes, attrNest, attrString, encodeAttrs } from '../nl-codec.ts';
 import { encodeNfgenmsg } from '../conntrack-codec.ts';
-import { nl } from '../netlink-error.ts';
-import { NFPROTO, type NftFamily } from './nft-table-probe.ts';
+import { NFPROTO, nftBatch, type NftFamily } from './nfnl.ts';
 
-const NFNL_SUBSYS_NFTABLES = 10;
 const NFT_MSG_NEWSETELEM = 12;
 const NLM_F_CREATE = 0x400;
 
@@ -68,14 +65,6 @@ export function encodeNewSetElems(family: NftFamily, table: string, set: string,
 export function addSetElems(family: NftFamily, table: string, sets: readonly { set: string; elems: readonly SetElem[] }[]): Promise<void> {
   const messages = sets
     .filter((s) => s.elems.length > 0)
-    .map((s) => ({ type: (NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_NEWSETELEM, flags: NLM_F_CREATE, payload: encodeNewSetElems(family, table, s.set, s.elems) }));
-  if (messages.length === 0) return Promise.resolve();
-  return nl('NFT_MSG_NEWSETELEM', () => {
-    const sock = NlSocket.open(NETLINK_NETFILTER);
-    try {
-      sock.batch(NFNL_SUBSYS_NFTABLES, messages);
-    } finally {
-      sock.close();
-    }
-  });
+    .map((s) => ({ msg: NFT_MSG_NEWSETELEM, flags: NLM_F_CREATE, payload: encodeNewSetElems(family, table, s.set, s.elems) }));
+  return messages.length === 0 ? Promise.resolve() : nftBatch('NFT_MSG_NEWSETELEM', messages);
 }
