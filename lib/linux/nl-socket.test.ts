@@ -103,3 +103,35 @@ t.test('nl() names the request a kernel error came from', async (t) => {
   t.ok(err instanceof NetlinkError);
   t.match(err, { op: 'RTM_DELLINK', code: 'ENODEV', errno: 19, message: 'no such device' });
 });
+
+t.test('a batch: BEGIN, the messages, END back to back in one send, one sequence number, the ACK asked of the last', async (t) => {
+  const k = fakeKernel((seq) => ack(seq));
+  const sock = new NlSocket(3, k.io);
+  sock.batch(10, [
+    { type: (10 << 8) | 12, flags: 0x400, payload: Buffer.from([1, 0, 0, 0, 5, 0, 1, 0, 0x61, 0, 0, 0]) },
+    { type: (10 << 8) | 12, flags: 0x400, payload: Buffer.from([1, 0, 0, 0, 6, 0, 1, 0, 0x62, 0x63]) },
+  ]);
+  t.equal(k.sent.length, 1, 'one send');
+  const parts = parseAnswer(k.sent[0]!).messages;
+  t.same(
+    parts.map((m) => [m.type, m.flags, m.seq]),
+    [
+      [0x10, 0x1, 1],
+      [0x0a0c, 0x401, 1],
+      [0x0a0c, 0x405, 1],
+      [0x11, 0x1, 1],
+    ],
+    'NFNL_MSG_BATCH_BEGIN, two NEWSETELEM (REQUEST|CREATE, the last with ACK), NFNL_MSG_BATCH_END',
+  );
+  t.same([...parts[0]!.data], [0, 0, 0, 10], 'BEGIN names the subsystem in res_id, big endian');
+  t.same([...parts[3]!.data], [0, 0, 0, 10], 'and END too');
+  t.same([...parts[2]!.data.subarray(0, 10)], [1, 0, 0, 0, 6, 0, 1, 0, 0x62, 0x63], "the second message's payload, padded before END");
+});
+
+t.test('a batch the kernel refuses throws its error; an empty batch sends nothing', async (t) => {
+  const k = fakeKernel((seq) => ack(seq, 2));
+  const sock = new NlSocket(3, k.io);
+  t.throws(() => sock.batch(10, [{ type: (10 << 8) | 12, flags: 0x400, payload: Buffer.alloc(4) }]), { name: 'NetlinkError', code: 'ENOENT' });
+  sock.batch(10, []);
+  t.equal(k.sent.length, 1, 'the empty batch was not sent');
+});

@@ -154,6 +154,8 @@ export class NlSocket {
   batch(subsystem: number, messages: readonly { type: number; flags: number; payload: Uint8Array }[], op = ''): void {
     const fd = this.#fd;
     if (fd === undefined) throw new NetlinkError({ op, errno: 0, code: 'EUNKNOWN' }, 'Netlink socket is closed');
+    // Nothing would ask for an answer, and the receive would wait for ever.
+    if (messages.length === 0) return;
     this.#seq = (this.#seq % 0x7fffffff) + 1;
     const seq = this.#seq;
     // struct nfgenmsg of the batch messages: AF_UNSPEC, version 0, res_id = the subsystem (big endian).

@@ -11,10 +11,10 @@ import {
   EMPTY_FW_STATE,
   FW_NFT_TABLE,
   firewallNftKey,
-  parseFirewallNft,
-  planNftFirewallGc,
   firewallSetElems,
   isFirewallSkeleton,
+  parseFirewallNft,
+  planNftFirewallGc,
   planNftFirewallSetup,
   planNftFirewallTeardown,
   type FwNftState,
@@ -55,8 +55,9 @@ export async function setupFirewallNft(t: FirewallTarget): Promise<void> {
 
 /**
  * The common ADD, on a node where an earlier one made the skeleton: only the elements, over
- * nfnetlink like the look at `forward` before them (no `nft` process at all). False when the skeleton is not (all) there, or the kernel
- * refused the elements (the table went away meanwhile): the full script follows.
+ * nfnetlink like the look at `forward` before them (no `nft` process at all). False when the
+ * skeleton is not (all) there, or the kernel refused the elements (the table went away
+ * meanwhile): the full script follows.
  */
 async function addElementsOnly(t: FirewallTarget): Promise<boolean> {
   const rules = await dumpNftRules('inet', FW_NFT_TABLE, 'forward');
