@@ -16,11 +16,9 @@ import {
   IPCTNL_MSG_CT_NEW,
   NETLINK_NETFILTER,
 } from './conntrack-codec.ts';
-import { NlSocket } from './nl-socket.ts';
+import { NLM_F_DUMP, NlSocket } from './nl-socket.ts';
 import { timed } from '../cni-spec/timing.ts';
 import { isNetlinkError, nl } from './netlink-error.ts';
-
-const NLM_F_DUMP = 0x300;
 
 /**
  * Deletes the entries of `protocol` (IPPROTO_*) whose original destination port is in `ports`,

@@ -4,7 +4,7 @@ import type { LinkMessage } from 'netlink/dist/rt/structs.js';
 import { toLinkInfo, type LinkInfo } from './link-parse.ts';
 import { getLinkMessageByName } from './link.ts';
 import type { Netns } from './netns.ts';
-import { decodeAttrs, findAttr, type RawAttr } from './nl-codec.ts';
+import { attrText, decodeAttrs, findAttr, type RawAttr } from './nl-codec.ts';
 
 const IFLA_INFO_DATA = 2;
 const IFLA_INFO_SLAVE_KIND = 4;
@@ -29,11 +29,6 @@ export interface LinkDetail extends LinkInfo {
   slaveData: RawAttr[];
 }
 
-const cString = (b: Buffer): string => {
-  const nul = b.indexOf(0);
-  return b.subarray(0, nul < 0 ? b.length : nul).toString('utf8');
-};
-
 export function toLinkDetail(msg: LinkMessage): LinkDetail {
   const info = msg.attrs.linkinfo;
   const data = info && findAttr(info, IFLA_INFO_DATA);
@@ -49,7 +44,7 @@ export function toLinkDetail(msg: LinkMessage): LinkDetail {
     slaveData: slaveData ? decodeAttrs(slaveData) : [],
   };
   if (link && link.length >= 4) d.peerIndex = link.readUInt32LE(0);
-  if (slaveKind) d.slaveKind = cString(slaveKind);
+  if (slaveKind) d.slaveKind = attrText(slaveKind);
   return d;
 }
 

@@ -132,3 +132,10 @@ export function decodeAttrs(buf: Uint8Array): RawAttr[] {
 export function findAttr(buf: Uint8Array, type: number): Buffer | undefined {
   return decodeAttrs(buf).find((a) => a.type === type)?.value;
 }
+
+/** A string attribute's text: up to its NUL, or all of it when it has none; '' for no attribute. */
+export function attrText(b: Buffer | undefined): string {
+  if (b === undefined) return '';
+  const nul = b.indexOf(0);
+  return b.subarray(0, nul < 0 ? b.length : nul).toString('utf8');
+}

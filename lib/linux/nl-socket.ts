@@ -15,6 +15,8 @@ const NLMSG_ERROR = 2;
 const NLMSG_DONE = 3;
 const NLM_F_REQUEST = 0x1;
 const NLM_F_ACK = 0x4;
+/** NLM_F_ROOT | NLM_F_MATCH: a GET that answers with every object (of those its attributes select). */
+export const NLM_F_DUMP = 0x300;
 const NLM_F_DUMP_INTR = 0x10;
 // include/uapi/linux/netfilter/nfnetlink.h
 const NFNL_MSG_BATCH_BEGIN = 0x10;

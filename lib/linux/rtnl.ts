@@ -6,10 +6,8 @@ import { AttrStream } from 'netlink/dist/structs.js';
 import { MessageType, type Address, type AddressAttrs, type Link, type Route, type RouteAttrs } from 'netlink/dist/rt/gen_structs.js';
 import type { AddressMessage, LinkMessage, RouteMessage } from 'netlink/dist/rt/structs.js';
 import type { LinkAttrs } from 'netlink/dist/rt/ifla.js';
-import { NETLINK_ROUTE, NlSocket } from './nl-socket.ts';
+import { NETLINK_ROUTE, NLM_F_DUMP, NlSocket } from './nl-socket.ts';
 import { formatAddressMessage, formatLinkMessage, formatRouteMessage, parseRtMessage, type RtMessage } from './rt-messages.ts';
-
-const NLM_F_DUMP = 0x300;
 
 export interface RequestOptions {
   /** NLM_F_* beyond REQUEST|ACK, which every request carries. */

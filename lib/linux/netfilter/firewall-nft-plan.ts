@@ -135,8 +135,8 @@ export function firewallSetElems(t: FirewallTarget): { set: string; elems: SetEl
 const ruleShape = (r: NftKernelRule): string => {
   const last = r.exprs.at(-1);
   const verdict = last !== undefined && 'verdict' in last ? last.verdict : undefined;
-  const lookup = r.exprs.find((e) => 'set' in e);
-  return [verdict?.code ?? '', verdict?.chain ?? '', lookup && 'set' in lookup ? lookup.set : '', r.exprs.some((e) => e.name === 'ct')].join(':');
+  const set = r.exprs.flatMap((e) => ('set' in e ? [e.set] : []))[0] ?? '';
+  return [verdict?.code ?? '', verdict?.chain ?? '', set, r.exprs.some((e) => e.name === 'ct')].join(':');
 };
 const SKELETON_SHAPE = [
   `${VERDICT.jump}:isolation_stage_1::false`,

@@ -4,11 +4,11 @@
 // caller compares is decoded: each expression's name and, for the kinds our checks look at
 // (cmp, immediate, lookup), their operands.
 import { encodeNfgenmsg } from '../conntrack-codec.ts';
-import { attrString, decodeAttrs, encodeAttrs, type RawAttr } from '../nl-codec.ts';
+import { attrString, attrText, decodeAttrs, encodeAttrs, findAttr } from '../nl-codec.ts';
+import { NLM_F_DUMP } from '../nl-socket.ts';
 import { NFPROTO, nftRequest, type NftFamily } from './nfnl.ts';
 
 const NFT_MSG_GETRULE = 7;
-const NLM_F_DUMP = 0x300;
 
 // include/uapi/linux/netfilter/nf_tables.h
 const NFTA_RULE_TABLE = 1;
@@ -45,38 +45,29 @@ export function encodeGetRules(family: NftFamily, table: string, chain: string):
   return Buffer.concat([encodeNfgenmsg(NFPROTO[family]), encodeAttrs([attrString(NFTA_RULE_TABLE, table), attrString(NFTA_RULE_CHAIN, chain)])]);
 }
 
-const find = (attrs: readonly RawAttr[], type: number): Buffer | undefined => attrs.find((a) => a.type === type)?.value;
-const cString = (b: Buffer | undefined): string => {
-  if (b === undefined) return '';
-  const end = b.indexOf(0);
-  return b.toString('utf8', 0, end < 0 ? b.length : end);
-};
-
 function decodeVerdict(data: Buffer | undefined): { code: number; chain?: string } | undefined {
-  const verdict = data && find(decodeAttrs(data), NFTA_DATA_VERDICT);
+  const verdict = data && findAttr(data, NFTA_DATA_VERDICT);
   if (verdict === undefined) return undefined;
-  const attrs = decodeAttrs(verdict);
-  const code = find(attrs, NFTA_VERDICT_CODE);
+  const code = findAttr(verdict, NFTA_VERDICT_CODE);
   if (code === undefined || code.length < 4) return undefined;
-  const chain = find(attrs, NFTA_VERDICT_CHAIN);
-  return { code: code.readInt32BE(0), ...(chain !== undefined && { chain: cString(chain) }) };
+  const chain = findAttr(verdict, NFTA_VERDICT_CHAIN);
+  return { code: code.readInt32BE(0), ...(chain !== undefined && { chain: attrText(chain) }) };
 }
 
 function decodeExpr(elem: Buffer): NftExpr {
-  const attrs = decodeAttrs(elem);
-  const name = cString(find(attrs, NFTA_EXPR_NAME));
-  const data = decodeAttrs(find(attrs, NFTA_EXPR_DATA) ?? Buffer.alloc(0));
+  const name = attrText(findAttr(elem, NFTA_EXPR_NAME));
+  const data = findAttr(elem, NFTA_EXPR_DATA) ?? Buffer.alloc(0);
   switch (name) {
     case 'cmp': {
-      const cmpData = find(data, NFTA_CMP_DATA);
-      return { name, value: (cmpData && find(decodeAttrs(cmpData), NFTA_DATA_VALUE)) ?? Buffer.alloc(0) };
+      const cmpData = findAttr(data, NFTA_CMP_DATA);
+      return { name, value: (cmpData && findAttr(cmpData, NFTA_DATA_VALUE)) ?? Buffer.alloc(0) };
     }
     case 'immediate': {
-      const verdict = decodeVerdict(find(data, NFTA_IMMEDIATE_DATA));
+      const verdict = decodeVerdict(findAttr(data, NFTA_IMMEDIATE_DATA));
       return verdict === undefined ? { name } : { name, verdict };
     }
     case 'lookup':
-      return { name, set: cString(find(data, NFTA_LOOKUP_SET)) };
+      return { name, set: attrText(findAttr(data, NFTA_LOOKUP_SET)) };
     default:
       return { name };
   }
@@ -84,15 +75,15 @@ function decodeExpr(elem: Buffer): NftExpr {
 
 /** One NFT_MSG_NEWRULE message of the dump (its payload after the netlink header), decoded (pure). */
 export function decodeRule(payload: Buffer): NftKernelRule {
-  const attrs = decodeAttrs(payload.subarray(4)); // after the nfgenmsg
-  const list = find(attrs, NFTA_RULE_EXPRESSIONS);
+  const attrs = payload.subarray(4); // after the nfgenmsg
+  const list = findAttr(attrs, NFTA_RULE_EXPRESSIONS);
   const exprs =
     list === undefined
       ? []
       : decodeAttrs(list)
           .filter((a) => a.type === NFTA_LIST_ELEM)
           .map((a) => decodeExpr(a.value));
-  return { table: cString(find(attrs, NFTA_RULE_TABLE)), chain: cString(find(attrs, NFTA_RULE_CHAIN)), exprs };
+  return { table: attrText(findAttr(attrs, NFTA_RULE_TABLE)), chain: attrText(findAttr(attrs, NFTA_RULE_CHAIN)), exprs };
 }
 
 /**

@@ -7,10 +7,10 @@
 // readers of its JSON see the same comment either way.
 import { attrBytes, attrNest, attrString, encodeAttrs } from '../nl-codec.ts';
 import { encodeNfgenmsg } from '../conntrack-codec.ts';
+import { NLM_F_CREATE } from '../nl-request.ts';
 import { NFPROTO, nftBatch, type NftFamily } from './nfnl.ts';
 
 const NFT_MSG_NEWSETELEM = 12;
-const NLM_F_CREATE = 0x400;
 
 // include/uapi/linux/netfilter/nf_tables.h
 const NFTA_SET_ELEM_LIST_TABLE = 1;
