@@ -52,14 +52,19 @@ async function delAll(t: Test, r: FwRun, pods: readonly number[]): Promise<void>
   t.same(await firewallStateOf(r.node, pods.flatMap(ipsOf)), [], 'nothing of the pods is left');
 }
 
+/** A fresh node and pod, and the firewall's run in them; `env` goes to the plugin. */
+async function fwNode(t: Test, backend: FwBackend, env?: FwRun['env']): Promise<FwRun> {
+  const { node } = await makeTopology(t);
+  const pod = await makePod(t);
+  return { node: node.name, id: '', netns: pod.path, conf: fwConf(backend), ...(env && { env }) };
+}
+
 const cniForward = async (node: string, save: string): Promise<string[]> =>
   (await nsRun(node, save, ['-t', 'filter'])).split('\n').filter((l) => l.startsWith('-A CNI-FORWARD '));
 
 t.test('iptables: ADD on a node with the chains in place runs no iptables-save, and writes what the read path writes', { skip }, async (t) => {
-  const { node } = await makeTopology(t);
-  const pod = await makePod(t);
   const saves = countingSaves(t);
-  const r: FwRun = { node: node.name, id: '', netns: pod.path, conf: fwConf('iptables'), env: { PATH: saves.path } };
+  const r = await fwNode(t, 'iptables', { PATH: saves.path });
 
   await add(t, r, 1);
   const first = saves.runs();
@@ -72,7 +77,7 @@ t.test('iptables: ADD on a node with the chains in place runs no iptables-save, 
     ['ip6tables-save', 'fd00:244::c/128'],
   ] as const) {
     t.same(
-      (await cniForward(node.name, save)).filter((l) => l.includes(ip)),
+      (await cniForward(r.node, save)).filter((l) => l.includes(ip)),
       [`-A CNI-FORWARD -d ${ip} -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT`, `-A CNI-FORWARD -s ${ip} -j ACCEPT`],
       `${save}: the second pod's two rules, once each`,
     );
@@ -81,17 +86,15 @@ t.test('iptables: ADD on a node with the chains in place runs no iptables-save, 
 });
 
 t.test('iptables: rules of an address left behind (a DEL that never came) are not appended twice', { skip }, async (t) => {
-  const { node } = await makeTopology(t);
-  const pod = await makePod(t);
   const saves = countingSaves(t);
-  const r: FwRun = { node: node.name, id: '', netns: pod.path, conf: fwConf('iptables'), env: { PATH: saves.path } };
+  const r = await fwNode(t, 'iptables', { PATH: saves.path });
   await add(t, r, 1);
   // What pod 3's ADD would write, there already from an earlier pod with the same address.
-  await nsRun(node.name, 'iptables', ['-A', 'CNI-FORWARD', '-s', '10.244.0.13/32', '-j', 'ACCEPT']);
+  await nsRun(r.node, 'iptables', ['-A', 'CNI-FORWARD', '-s', '10.244.0.13/32', '-j', 'ACCEPT']);
   const before = saves.runs();
   await add(t, r, 3);
   t.ok(saves.runs() > before, 'the ADD read the IPv4 table: a rule names its address');
-  const v4 = (await cniForward(node.name, 'iptables-save')).filter((l) => l.includes('10.244.0.13/32'));
+  const v4 = (await cniForward(r.node, 'iptables-save')).filter((l) => l.includes('10.244.0.13/32'));
   t.same(
     v4,
     ['-A CNI-FORWARD -s 10.244.0.13/32 -j ACCEPT', '-A CNI-FORWARD -d 10.244.0.13/32 -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT'],
@@ -101,14 +104,12 @@ t.test('iptables: rules of an address left behind (a DEL that never came) are no
 });
 
 t.test('iptables: a shared rule someone removed is put back, first in its chain', { skip }, async (t) => {
-  const { node } = await makeTopology(t);
-  const pod = await makePod(t);
-  const r: FwRun = { node: node.name, id: '', netns: pod.path, conf: fwConf('iptables') };
+  const r = await fwNode(t, 'iptables');
   await add(t, r, 1);
   const adminJump = ['-m', 'comment', '--comment', 'CNI firewall plugin admin overrides', '-j', 'CNI-ADMIN'];
-  await nsRun(node.name, 'iptables', ['-D', 'CNI-FORWARD', ...adminJump]);
+  await nsRun(r.node, 'iptables', ['-D', 'CNI-FORWARD', ...adminJump]);
   await add(t, r, 2);
-  const rules = await cniForward(node.name, 'iptables-save');
+  const rules = await cniForward(r.node, 'iptables-save');
   t.equal(rules[0], '-A CNI-FORWARD -m comment --comment "CNI firewall plugin admin overrides" -j CNI-ADMIN', 'the admin jump is back, first');
   t.equal(rules.filter((l) => l.includes('10.244.0.12/32')).length, 2, "and the second pod's rules are there");
   await delAll(t, r, [1, 2]);
@@ -122,32 +123,29 @@ const forwardHandles = async (node: string): Promise<string[]> =>
     .flatMap((l) => /# handle (\d+)$/.exec(l)?.[1] ?? []);
 
 t.test('nftables: with the table in place ADD only adds its elements; a `forward` that is not ours is rewritten', { skip }, async (t) => {
-  const backend: FwBackend = 'nftables';
-  const { node } = await makeTopology(t);
-  const pod = await makePod(t);
-  const r: FwRun = { node: node.name, id: '', netns: pod.path, conf: fwConf(backend) };
+  const r = await fwNode(t, 'nftables');
   await add(t, r, 1);
-  const handles = await forwardHandles(node.name);
+  const handles = await forwardHandles(r.node);
   t.equal(handles.length, 6, 'the first ADD wrote the six rules of `forward`');
   await add(t, r, 2);
-  t.same(await forwardHandles(node.name), handles, 'the second ADD left `forward` as it was');
+  t.same(await forwardHandles(r.node), handles, 'the second ADD left `forward` as it was');
   t.same(
-    await firewallStateOf(node.name, ipsOf(2)),
+    await firewallStateOf(r.node, ipsOf(2)),
     ipsOf(2).map((ip) => `nft element ${ip}`),
     "the second pod's addresses are in the sets",
   );
   await check(t, r, 2);
 
-  await nsRun(node.name, 'nft', ['add rule inet cni_firewall forward counter']);
+  await nsRun(r.node, 'nft', ['add rule inet cni_firewall forward counter']);
   await add(t, r, 3);
-  const after = await forwardHandles(node.name);
+  const after = await forwardHandles(r.node);
   t.equal(after.length, 6, 'an ADD that finds a rule of someone else in `forward` writes it whole again');
   t.notOk(
     after.some((h) => handles.includes(h)),
     'every rule is new',
   );
   t.same(
-    await firewallStateOf(node.name, ipsOf(3)),
+    await firewallStateOf(r.node, ipsOf(3)),
     ipsOf(3).map((ip) => `nft element ${ip}`),
     "the third pod's addresses are in the sets",
   );
