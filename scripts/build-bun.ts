@@ -21,13 +21,14 @@
 //      compiled with them: a small static executable that answers VERSION itself and runs every
 //      other call as the `cni-ts` beside it, with the JavaScriptCore settings a compiled Bun
 //      program takes only from its environment (docs/architecture.md, The Bun form);
-//   5. both are renamed into place: dist/bun/cni-ts and dist/bun/starter; dist/bun/bin holds
-//      cni-ts (a hard link of the binary, which the starter looks for beside itself) and every
-//      program's name as a hard link of the starter, the layout scripts/install.sh --bun makes.
+//   5. both are put in place (the binary as a copy, see placeByCopy): dist/bun/cni-ts and
+//      dist/bun/starter; dist/bun/bin holds cni-ts (a hard link of the binary, which the starter
+//      looks for beside itself) and every program's name as a hard link of the starter, the
+//      layout scripts/install.sh --bun makes.
 //
 // Bun itself comes from npm (devDependency `bun`, pinned; scripts/bun-path.ts finds it).
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { chmodSync, linkSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, linkSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PHASES } from '../lib/cni-spec/timing.ts';
 import { bundleSplit, embedNatives, nativeBlobs, root } from './bundle.ts';
@@ -185,6 +186,22 @@ function buildStarter(answers: readonly { program: string; answer: string }[], o
   chmodSync(outfile, 0o755);
 }
 
+/**
+ * Puts the binary in place as a copy, the way scripts/install.sh installs it, not by renaming the
+ * file Bun's compiler wrote. The kernel keeps a file written in large writes in its page cache as
+ * large folios, and every start maps the binary's pages from there: in small folios (how Bun writes
+ * the file, and how page faults fill the cache after an eviction) a loopback ADD took ~3.5 ms
+ * more, measured (docs/architecture.md, The Bun form). So the binary the tests and the benchmark
+ * run is in the state an install leaves it in.
+ */
+function placeByCopy(from: string, to: string): void {
+  const tmpCopy = `${to}.tmp`;
+  copyFileSync(from, tmpCopy);
+  chmodSync(tmpCopy, 0o755);
+  renameSync(tmpCopy, to);
+  rmSync(from);
+}
+
 async function main(): Promise<void> {
   const bun = findBun(root);
   rmSync(work, { recursive: true, force: true });
@@ -208,7 +225,7 @@ async function main(): Promise<void> {
   const tmpStarter = join(work, 'starter');
   buildStarter(recordVersions(tmp), tmpStarter);
   mkdirSync(outDir, { recursive: true });
-  renameSync(tmp, binary);
+  placeByCopy(tmp, binary);
   renameSync(tmpStarter, starter);
 
   // Each link replaced by a rename, like the binary: tests or a runtime using dist/bun/bin
