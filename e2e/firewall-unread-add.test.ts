@@ -2,17 +2,19 @@
 // reading the table through a tool: iptables-nft's rules and our nft table are looked at over
 // nfnetlink instead. These tests pin when that path is taken and that it changes nothing of
 // what ADD leaves: no rule twice, a missing shared rule put back, `forward` rewritten when it is
-// not ours. A logging wrapper of iptables-save (first on the plugin's PATH) counts the reads.
+// not ours. A logging wrapper of iptables-save (first on the plugin's PATH) counts the reads;
+// strace shows where an iptables ADD writes over nfnetlink and starts no process at all.
 import t, { type Test } from 'tap';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import type { BridgeResult } from './helpers/bridge-net.ts';
 import { firewallStateOf, fwConf, runFirewall, type FwBackend, type FwRun } from './helpers/firewall.ts';
-import { DIST_BIN, tempDir } from './helpers/plugins.ts';
+import { DIST_BIN, GO_BIN, tempDir } from './helpers/plugins.ts';
 import { needsRoot, nsRun } from './helpers/sh.ts';
 import { makePod, makeTopology } from './helpers/topology.ts';
 
 const skip = needsRoot;
+const goSkip = skip || (existsSync(join(GO_BIN, 'firewall')) ? false : `the Go reference firewall is not installed at ${GO_BIN}`);
 const SYSTEM_PATH = '/usr/sbin:/usr/bin:/sbin:/bin';
 
 /** A dual-stack pod's prevResult. */
@@ -112,6 +114,54 @@ t.test('iptables: a shared rule someone removed is put back, first in its chain'
   const rules = await cniForward(r.node, 'iptables-save');
   t.equal(rules[0], '-A CNI-FORWARD -m comment --comment "CNI firewall plugin admin overrides" -j CNI-ADMIN', 'the admin jump is back, first');
   t.equal(rules.filter((l) => l.includes('10.244.0.12/32')).length, 2, "and the second pod's rules are there");
+  await delAll(t, r, [1, 2]);
+});
+
+/** A plugin dir whose firewall is ours run under strace, which logs every program it starts. */
+function tracedFirewall(t: Test): { dir: string; programs: () => string[] } {
+  const dir = tempDir(t, 'cnits-fw-traced-');
+  const log = join(dir, 'execve.log');
+  writeFileSync(join(dir, 'firewall'), `#!/bin/sh\nexec strace -f -qq -e trace=execve -o '${log}' '${join(DIST_BIN, 'firewall')}' "$@"\n`, { mode: 0o755 });
+  return {
+    dir,
+    programs: () =>
+      readFileSync(log, 'utf8')
+        .split('\n')
+        .flatMap((l) => /execve\("([^"]+)"/.exec(l)?.[1] ?? []),
+  };
+}
+
+t.test('iptables: where the node is seen to write the rules as we do, ADD starts no process, and either DEL removes them', { skip: goSkip }, async (t) => {
+  const r = await fwNode(t, 'iptables');
+  await add(t, r, 1);
+  t.equal((await runFirewall(GO_BIN, 'ADD', { ...r, id: 'unread-2' }, prevOf(2))).code, 0, 'the Go plugin adds pod 2');
+  const traced = tracedFirewall(t);
+  const res = await runFirewall(traced.dir, 'ADD', { ...r, id: 'unread-3' }, prevOf(3));
+  t.equal(res.code, 0, `ADD of pod 3 succeeds ${res.stdout}${res.stderr.slice(0, 400)}`);
+  const programs = traced.programs();
+  t.ok(
+    programs.some((p) => basename(p) === 'firewall'),
+    `the trace saw the plugin start (${programs.join(', ')})`,
+  );
+  t.same(
+    programs.filter((p) => /tables|nft/.test(basename(p))),
+    [],
+    'no iptables, ip6tables or nft process',
+  );
+  for (const [save, ip] of [
+    ['iptables-save', '10.244.0.13/32'],
+    ['ip6tables-save', 'fd00:244::d/128'],
+  ] as const) {
+    t.same(
+      (await cniForward(r.node, save)).filter((l) => l.includes(ip)),
+      [`-A CNI-FORWARD -d ${ip} -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT`, `-A CNI-FORWARD -s ${ip} -j ACCEPT`],
+      `${save}: pod 3's two rules, once each, as iptables prints its own`,
+    );
+  }
+  await check(t, r, 3);
+  t.equal((await runFirewall(GO_BIN, 'CHECK', { ...r, id: 'unread-3' }, prevOf(3))).code, 0, "the Go plugin's CHECK of pod 3 passes");
+  t.equal((await runFirewall(GO_BIN, 'DEL', { ...r, id: 'unread-3' }, prevOf(3))).code, 0, 'the Go plugin deletes pod 3');
+  t.same(await firewallStateOf(r.node, ipsOf(3)), [], "the Go plugin's DEL left nothing of pod 3");
   await delAll(t, r, [1, 2]);
 });
 

@@ -3,6 +3,7 @@
 import t from 'tap';
 import { DUMP_ATTEMPTS, encodeRequest, NlSocket, parseAnswer, type NlIo } from './nl-socket.ts';
 import { nl, NetlinkError } from './netlink-error.ts';
+import { genidAttr } from './netfilter/nfnl.ts';
 
 const NLMSG_ERROR = 2;
 const NLMSG_DONE = 3;
@@ -134,4 +135,12 @@ t.test('a batch the kernel refuses throws its error; an empty batch sends nothin
   t.throws(() => sock.batch(10, [{ type: (10 << 8) | 12, flags: 0x400, payload: Buffer.alloc(4) }]), { name: 'NetlinkError', code: 'ENOENT' });
   sock.batch(10, []);
   t.equal(k.sent.length, 1, 'the empty batch was not sent');
+});
+
+t.test("a batch's begin carries the attributes given (NFNL_BATCH_GENID)", async (t) => {
+  const k = fakeKernel((seq) => ack(seq));
+  const sock = new NlSocket(3, k.io);
+  sock.batch(10, [{ type: (10 << 8) | 6, flags: 0xc00, payload: Buffer.from([2, 0, 0, 0]) }], 'NFT_MSG_NEWRULE', genidAttr(0x01020304));
+  const begin = parseAnswer(k.sent[0]!).messages[0]!;
+  t.same([...begin.data], [0, 0, 0, 10, 8, 0, 1, 0, 1, 2, 3, 4], 'res_id, then [len 8, type 1] and the generation big endian');
 });

@@ -21,6 +21,7 @@ const NLM_F_DUMP_INTR = 0x10;
 // include/uapi/linux/netfilter/nfnetlink.h
 const NFNL_MSG_BATCH_BEGIN = 0x10;
 const NFNL_MSG_BATCH_END = 0x11;
+const EMPTY = new Uint8Array(0);
 const HEADER_LENGTH = 16;
 const EINTR = 4;
 
@@ -151,9 +152,10 @@ export class NlSocket {
    * NFNL_MSG_BATCH_END), which the kernel applies as one transaction, and waits for its answer.
    * All of them carry one sequence number and only the last message asks for the ACK: the
    * kernel answers in message order, so the first answer is the error of whichever it refused
-   * (the batch's begin included), or that ACK.
+   * (the batch's begin included), or that ACK. `beginAttrs` go in the begin message
+   * (NFNL_BATCH_GENID: the kernel refuses the batch with ERESTART if the ruleset changed).
    */
-  batch(subsystem: number, messages: readonly { type: number; flags: number; payload: Uint8Array }[], op = ''): void {
+  batch(subsystem: number, messages: readonly { type: number; flags: number; payload: Uint8Array }[], op = '', beginAttrs: Uint8Array = EMPTY): void {
     const fd = this.#fd;
     if (fd === undefined) throw new NetlinkError({ op, errno: 0, code: 'EUNKNOWN' }, 'Netlink socket is closed');
     // Nothing would ask for an answer, and the receive would wait for ever.
@@ -164,7 +166,7 @@ export class NlSocket {
     const marker = Buffer.from([0, 0, subsystem >> 8, subsystem & 0xff]);
     const last = messages.length - 1;
     const parts = [
-      encodeMessage({ type: NFNL_MSG_BATCH_BEGIN, flags: 0, seq, payload: marker }, true),
+      encodeMessage({ type: NFNL_MSG_BATCH_BEGIN, flags: 0, seq, payload: Buffer.concat([marker, beginAttrs]) }, true),
       ...messages.map((m, i) => encodeMessage({ ...m, flags: m.flags | (i === last ? NLM_F_ACK : 0), seq }, true)),
       encodeMessage({ type: NFNL_MSG_BATCH_END, flags: 0, seq, payload: marker }),
     ];

@@ -4,6 +4,7 @@ import {
   chainNamesAddresses,
   checkIptablesFirewall,
   planIptablesFirewallAppend,
+  planIptablesFirewallNetlinkAppend,
   planIptablesFirewallSetup,
   planIptablesFirewallTeardown,
 } from './firewall-iptables-plan.ts';
@@ -144,4 +145,43 @@ t.test('whether iptables-nft rules (as the kernel dumps them) compare an address
   t.equal(chainNamesAddresses(rules, at('10.201.0.251'), 4), false, 'another address is not named');
   t.equal(chainNamesAddresses(rules, at('10.201.0.250'), 6), false, 'the family given is the one compared');
   t.equal(chainNamesAddresses([], at('10.201.0.250'), 4), false, 'an empty (or absent) chain names nothing');
+});
+
+t.test('the netlink append: only where the shared jumps are there and a pod pair shows our encoding', async (t) => {
+  const fixture = JSON.parse(readFileSync(new URL('./fixtures/nft-rules.json', import.meta.url), 'utf8')) as {
+    firewallIptablesNft: { dumps: Record<'ip' | 'ip6', Record<'FORWARD' | 'CNI-FORWARD', string[]>> };
+  };
+  const chains = (fam: 'ip' | 'ip6') => {
+    const d = fixture.firewallIptablesNft.dumps[fam];
+    return { forward: d.FORWARD.map((b) => decodeRule(Buffer.from(b, 'base64'))), fw: d['CNI-FORWARD'].map((b) => decodeRule(Buffer.from(b, 'base64'))) };
+  };
+  const open = target({
+    ingressPolicy: 'open',
+    addrs: [
+      { family: 4, ip: '10.88.0.9' },
+      { family: 6, ip: 'fd00::9' },
+    ],
+  });
+  const v4 = planIptablesFirewallNetlinkAppend(open, 4, chains('ip'));
+  t.equal(v4?.length, 2, 'IPv4: the two rules of 10.88.0.9');
+  t.ok(
+    v4?.every((m) => m.payload.includes(Buffer.from([10, 88, 0, 9]))),
+    'each names the address',
+  );
+  t.equal(planIptablesFirewallNetlinkAppend(open, 6, chains('ip6'))?.length, 2, 'IPv6: the two rules of fd00::9');
+  t.equal(
+    planIptablesFirewallNetlinkAppend(target({ ...open, ingressPolicy: 'same-bridge' }), 4, chains('ip')),
+    undefined,
+    'same-bridge: left to iptables-restore',
+  );
+  t.equal(
+    planIptablesFirewallNetlinkAppend(target({ ...open, adminChain: 'MY-ADMIN' }), 4, chains('ip')),
+    undefined,
+    'another admin chain: its jump is not there',
+  );
+  t.equal(planIptablesFirewallNetlinkAppend(open, 4, { ...chains('ip'), forward: [] }), undefined, 'no jump from FORWARD');
+  const named = target({ ...open, addrs: [{ family: 4, ip: '10.88.0.2' }] });
+  t.equal(planIptablesFirewallNetlinkAppend(named, 4, chains('ip')), undefined, 'a rule names the address already');
+  const onlyJumps = chains('ip').fw.filter((r) => !r.exprs.some((e) => e.name === 'cmp'));
+  t.equal(planIptablesFirewallNetlinkAppend(open, 4, { ...chains('ip'), fw: onlyJumps }), undefined, 'no pod rules yet: nothing shows the encoding');
 });

@@ -14,6 +14,7 @@ import { ipBytes } from '../../cni-spec/ip-bytes.ts';
 import type { SavedTable } from './iptables-save.ts';
 import type { FirewallTarget } from './firewall-spec.ts';
 import type { NftKernelRule } from './nft-rule-dump.ts';
+import { chainHasRule, commentJumpExprs, podRuleAppends, podRulesEncodedAsOurs } from './iptables-nft-rules.ts';
 
 type Family = 4 | 6;
 const HOST_BITS: Record<Family, number> = { 4: 32, 6: 128 };
@@ -21,8 +22,10 @@ const HOST_BITS: Record<Family, number> = { 4: 32, 6: 128 };
 export const FW_CHAIN = 'CNI-FORWARD';
 export const FW_ISOLATION_1 = 'CNI-ISOLATION-STAGE-1';
 export const FW_ISOLATION_2 = 'CNI-ISOLATION-STAGE-2';
-const FW_COMMENT = '"CNI firewall plugin rules"';
-const ADMIN_COMMENT = '"CNI firewall plugin admin overrides"';
+const FW_COMMENT_TEXT = 'CNI firewall plugin rules';
+const ADMIN_COMMENT_TEXT = 'CNI firewall plugin admin overrides';
+const FW_COMMENT = `"${FW_COMMENT_TEXT}"`;
+const ADMIN_COMMENT = `"${ADMIN_COMMENT_TEXT}"`;
 const ISOLATION_COMMENT = '"CNI firewall plugin rules (ingressPolicy: same-bridge)"';
 
 export const forwardJump = (): string => `-A FORWARD -m comment --comment ${FW_COMMENT} -j ${FW_CHAIN}`;
@@ -111,6 +114,28 @@ export function planIptablesFirewallAppend(t: FirewallTarget, family: Family): s
 export function chainNamesAddresses(rules: readonly NftKernelRule[], t: FirewallTarget, family: Family): boolean {
   const mine = t.addrs.filter((a) => a.family === family).map((a) => ipBytes(a.ip)?.bytes);
   return rules.some((r) => r.exprs.some((e) => 'value' in e && mine.some((b) => b !== undefined && b.equals(e.value))));
+}
+
+/**
+ * The common ADD with no process at all (iptables-nft-rules.ts): the batch that appends the
+ * pod's rules over nfnetlink, given the kernel's rules of CNI-FORWARD and FORWARD. Undefined,
+ * and the caller runs iptables-restore, unless the shared jumps are there and the node's
+ * iptables is seen to write our encoding (a pod's rule pair, byte for byte). same-bridge
+ * isolation is left to iptables-restore: its rules are not compared here.
+ */
+export function planIptablesFirewallNetlinkAppend(
+  t: FirewallTarget,
+  family: Family,
+  chains: { readonly forward: readonly NftKernelRule[]; readonly fw: readonly NftKernelRule[] },
+): ReturnType<typeof podRuleAppends> | undefined {
+  if (t.ingressPolicy === 'same-bridge') return undefined;
+  const addrs = t.addrs.filter((a) => a.family === family).map((a) => ipBytes(a.ip)?.bytes);
+  if (addrs.length === 0 || addrs.some((b) => b === undefined)) return undefined;
+  if (chainNamesAddresses(chains.fw, t, family)) return undefined;
+  if (!chainHasRule(chains.forward, commentJumpExprs(FW_COMMENT_TEXT, FW_CHAIN, false))) return undefined;
+  if (!chainHasRule(chains.fw, commentJumpExprs(ADMIN_COMMENT_TEXT, t.adminChain, false))) return undefined;
+  if (!podRulesEncodedAsOurs(chains.fw, family)) return undefined;
+  return podRuleAppends(family, FW_CHAIN, addrs as Buffer[]);
 }
 
 /** DEL without reading: both rules of every address (refused as a whole when one is missing). */

@@ -1,7 +1,8 @@
-// The firewall iptables executor. ADD, per family: on iptables-nft with the shared chains in
-// place, one iptables-restore after a look over nfnetlink; otherwise one iptables-save of the
-// filter table and at most one iptables-restore. DEL first tries the blind delete (one
-// process), then reads.
+// The firewall iptables executor. ADD, per family, on iptables-nft with the shared chains in
+// place: a look over nfnetlink, then the pod's rules appended over nfnetlink where the node's
+// iptables is seen to write them the same way (iptables-nft-rules.ts), else one
+// iptables-restore. Otherwise one iptables-save of the filter table and at most one
+// iptables-restore. DEL first tries the blind delete (one process), then reads.
 import { runTool } from './exec.ts';
 import {
   chainNamesAddresses,
@@ -9,6 +10,7 @@ import {
   FW_CHAIN,
   planIptablesFirewallAppend,
   planIptablesFirewallDelete,
+  planIptablesFirewallNetlinkAppend,
   planIptablesFirewallSetup,
   planIptablesFirewallTeardown,
 } from './firewall-iptables-plan.ts';
@@ -16,6 +18,7 @@ import { familiesOf, type FirewallTarget } from './firewall-spec.ts';
 import { parseSavedTable, type SavedTable } from './iptables-save.ts';
 import { iptablesInNftables, iptablesTools, restore } from './masq-iptables.ts';
 import { dumpNftRules } from './nft-rule-dump.ts';
+import { nftBatch, nftGeneration, type NftFamily } from './nfnl.ts';
 import { settleAll } from './settle.ts';
 
 type Family = 4 | 6;
@@ -41,6 +44,7 @@ export async function setupFirewallIptables(t: FirewallTarget): Promise<void> {
   const families = familiesOf(t);
   // Both families' tools before anything is written: a missing ip6tables must not leave v4 half done.
   families.forEach(iptablesTools);
+  if (await appendOverNetlink(t, families)) return;
   await settleAll(
     families.map(async (f) => {
       if (await appendUnread(f, t)) return;
@@ -58,10 +62,41 @@ export async function setupFirewallIptables(t: FirewallTarget): Promise<void> {
 async function appendUnread(family: Family, t: FirewallTarget): Promise<boolean> {
   const text = planIptablesFirewallAppend(t, family);
   if (text === undefined || !iptablesInNftables(family)) return false;
-  const rules = await dumpNftRules(family === 4 ? 'ip' : 'ip6', 'filter', FW_CHAIN);
+  const rules = await dumpNftRules(nftFamily(family), 'filter', FW_CHAIN);
   if (rules === 'unknown' || chainNamesAddresses(rules, t, family)) return false;
   try {
     await restore(family, text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const nftFamily = (family: Family): NftFamily => (family === 4 ? 'ip' : 'ip6');
+
+/**
+ * The common ADD with no process: the pod's rules of every family appended over nfnetlink in
+ * one transaction, where the node's iptables-nft is seen to write them the same way
+ * (planIptablesFirewallNetlinkAppend). One transaction for both families because the ruleset's
+ * generation is the netns's, not a family's: a batch per family would refuse the other. False,
+ * for the per-family path, when that does not apply or the kernel refused (the ruleset changed
+ * since the look).
+ */
+async function appendOverNetlink(t: FirewallTarget, families: readonly Family[]): Promise<boolean> {
+  if (!families.every(iptablesInNftables)) return false;
+  // Before the look: a change after it makes the kernel refuse the batch.
+  const generation = await nftGeneration().catch(() => undefined);
+  if (generation === undefined) return false;
+  const messages: NonNullable<ReturnType<typeof planIptablesFirewallNetlinkAppend>> = [];
+  for (const f of families) {
+    const fw = await dumpNftRules(nftFamily(f), 'filter', FW_CHAIN);
+    const forward = fw === 'unknown' ? 'unknown' : await dumpNftRules(nftFamily(f), 'filter', 'FORWARD');
+    const planned = fw === 'unknown' || forward === 'unknown' ? undefined : planIptablesFirewallNetlinkAppend(t, f, { forward, fw });
+    if (planned === undefined) return false;
+    messages.push(...planned);
+  }
+  try {
+    await nftBatch('NFT_MSG_NEWRULE', messages, generation);
     return true;
   } catch {
     return false;

@@ -3,6 +3,8 @@
 // a plugin asks only a handful of times. Kernel errors come back as NetlinkError.
 import { NETLINK_NETFILTER, NlSocket, type RawMessage } from '../nl-socket.ts';
 import { nl } from '../netlink-error.ts';
+import { encodeNfgenmsg } from '../conntrack-codec.ts';
+import { findAttr } from '../nl-codec.ts';
 
 export const NFNL_SUBSYS_NFTABLES = 10;
 
@@ -22,17 +24,46 @@ export function nftRequest(op: string, msg: number, payload: Uint8Array, flags =
   });
 }
 
-/** nf_tables messages applied as one transaction (NlSocket.batch). */
-export function nftBatch(op: string, messages: readonly { msg: number; flags: number; payload: Uint8Array }[]): Promise<void> {
+const NFT_MSG_GETGEN = 16;
+const NFTA_GEN_ID = 1;
+const NFNL_BATCH_GENID = 1;
+
+/**
+ * The ruleset's generation: the kernel counts every committed change. Read before looking at the
+ * rules, and passed to nftBatch, it makes "look, then write" one transaction.
+ */
+export async function nftGeneration(): Promise<number> {
+  const [answer] = await nftRequest('NFT_MSG_GETGEN', NFT_MSG_GETGEN, encodeNfgenmsg(0));
+  const id = answer && findAttr(answer.data.subarray(4), NFTA_GEN_ID);
+  if (id === undefined || id.length < 4) throw new Error('NFT_MSG_GETGEN: no generation in the answer');
+  return id.readUInt32BE(0);
+}
+
+/**
+ * nf_tables messages applied as one transaction (NlSocket.batch). With `generation`
+ * (nftGeneration), the kernel refuses the whole batch (ERESTART) if the ruleset changed since.
+ */
+export function nftBatch(op: string, messages: readonly { msg: number; flags: number; payload: Uint8Array }[], generation?: number): Promise<void> {
   return nl(op, () => {
     const sock = NlSocket.open(NETLINK_NETFILTER);
     try {
       sock.batch(
         NFNL_SUBSYS_NFTABLES,
         messages.map((m) => ({ type: (NFNL_SUBSYS_NFTABLES << 8) | m.msg, flags: m.flags, payload: m.payload })),
+        op,
+        generation === undefined ? undefined : genidAttr(generation),
       );
     } finally {
       sock.close();
     }
   });
+}
+
+/** The batch begin's NFNL_BATCH_GENID attribute (pure): a big-endian u32. */
+export function genidAttr(generation: number): Buffer {
+  const b = Buffer.alloc(8);
+  b.writeUInt16LE(8, 0);
+  b.writeUInt16LE(NFNL_BATCH_GENID, 2);
+  b.writeUInt32BE(generation >>> 0, 4);
+  return b;
 }

@@ -63,7 +63,7 @@ t.test('the firewall skeleton: jumps with their chains, lookups with their sets'
 });
 
 t.test('truncated or empty messages decode to what is there, without throwing', async (t) => {
-  t.same(decodeRule(Buffer.from([2, 0, 0, 0])), { table: '', chain: '', exprs: [] });
+  t.same(decodeRule(Buffer.from([2, 0, 0, 0])), { table: '', chain: '', exprs: [], elems: [] });
   const whole = Buffer.from(fixture['iptablesNft']!.rules[0]!, 'base64');
   t.doesNotThrow(() => decodeRule(whole.subarray(0, whole.length - 7)));
 });

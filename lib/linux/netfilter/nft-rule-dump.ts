@@ -38,6 +38,8 @@ export interface NftKernelRule {
   readonly table: string;
   readonly chain: string;
   readonly exprs: readonly NftExpr[];
+  /** each expression as the kernel sent it (an NFTA_LIST_ELEM's payload), for byte compares */
+  readonly elems: readonly Buffer[];
 }
 
 /** The dump request's payload (pure): nfgenmsg of the family, the table, the chain. */
@@ -77,13 +79,13 @@ function decodeExpr(elem: Buffer): NftExpr {
 export function decodeRule(payload: Buffer): NftKernelRule {
   const attrs = payload.subarray(4); // after the nfgenmsg
   const list = findAttr(attrs, NFTA_RULE_EXPRESSIONS);
-  const exprs =
+  const elems =
     list === undefined
       ? []
       : decodeAttrs(list)
           .filter((a) => a.type === NFTA_LIST_ELEM)
-          .map((a) => decodeExpr(a.value));
-  return { table: attrText(findAttr(attrs, NFTA_RULE_TABLE)), chain: attrText(findAttr(attrs, NFTA_RULE_CHAIN)), exprs };
+          .map((a) => a.value);
+  return { table: attrText(findAttr(attrs, NFTA_RULE_TABLE)), chain: attrText(findAttr(attrs, NFTA_RULE_CHAIN)), exprs: elems.map(decodeExpr), elems };
 }
 
 /**

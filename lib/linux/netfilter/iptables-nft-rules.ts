@@ -1,0 +1,229 @@
+// The firewall's iptables rules in the encoding iptables-nft keeps them in nftables, so the
+// common ADD can append a pod's two rules over nfnetlink instead of running iptables-restore.
+//
+// Written only where the node's own iptables has been seen to write exactly this: the chain
+// must already hold both rules of another address that, address aside and counters zeroed,
+// are these bytes (podRulesEncodedAsOurs), and the shared jumps must be there in the same
+// encoding. Then iptables-save, iptables -C/-D, and the Go plugin's DEL (which asks the node's
+// iptables) see our rules as the ones that iptables would have written, because they are the
+// same bytes. Anything else (iptables-legacy, another iptables-nft encoding, an admin's edit, the
+// first pod) goes through iptables-restore, as before.
+//
+// The encoding is iptables-nft 1.8.9's (strace of `iptables-restore`, pinned by a test):
+//   -d ip -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT:
+//     payload (network header, daddr) → reg 1; cmp eq ip; match conntrack rev 3; counter; accept
+//   -s ip -j ACCEPT: payload (saddr) → reg 1; cmp eq ip; counter; accept
+//   -m comment --comment C -j CHAIN: match comment rev 0; counter; jump CHAIN
+// Integers in nf_tables attributes are big endian; the xt match blobs are the kernel's structs
+// in host order.
+import { encodeNfgenmsg } from '../conntrack-codec.ts';
+import { attrBytes, attrNest, attrString, encodeAttrs, type Attr } from '../nl-codec.ts';
+import { NLM_F_CREATE } from '../nl-request.ts';
+import { NFPROTO } from './nfnl.ts';
+import type { NftKernelRule } from './nft-rule-dump.ts';
+
+type Family = 4 | 6;
+
+export const NFT_MSG_NEWRULE = 6;
+/** include/uapi/linux/netlink.h: add at the end of the chain (iptables -A). */
+export const NLM_F_APPEND = 0x800;
+
+// include/uapi/linux/netfilter/nf_tables.h
+const NFTA_RULE_TABLE = 1;
+const NFTA_RULE_CHAIN = 2;
+const NFTA_RULE_EXPRESSIONS = 4;
+const NFTA_RULE_COMPAT = 5;
+const NFTA_RULE_COMPAT_PROTO = 1;
+const NFTA_RULE_COMPAT_FLAGS = 2;
+const NFTA_LIST_ELEM = 1;
+const NFTA_EXPR_NAME = 1;
+const NFTA_EXPR_DATA = 2;
+const NFTA_PAYLOAD_DREG = 1;
+const NFTA_PAYLOAD_BASE = 2;
+const NFTA_PAYLOAD_OFFSET = 3;
+const NFTA_PAYLOAD_LEN = 4;
+const NFTA_CMP_SREG = 1;
+const NFTA_CMP_OP = 2;
+const NFTA_CMP_DATA = 3;
+const NFTA_DATA_VALUE = 1;
+const NFTA_DATA_VERDICT = 2;
+const NFTA_VERDICT_CODE = 1;
+const NFTA_VERDICT_CHAIN = 2;
+const NFTA_IMMEDIATE_DREG = 1;
+const NFTA_IMMEDIATE_DATA = 2;
+const NFTA_COUNTER_BYTES = 1;
+const NFTA_COUNTER_PACKETS = 2;
+const NFTA_MATCH_NAME = 1;
+const NFTA_MATCH_REV = 2;
+const NFTA_MATCH_INFO = 3;
+const NFT_REG_VERDICT = 0;
+const NFT_REG_1 = 1;
+const NFT_PAYLOAD_NETWORK_HEADER = 1;
+const NFT_CMP_EQ = 0;
+const NF_ACCEPT = 1;
+const NFT_JUMP = -3;
+
+/** Where the addresses lie in the IPv4 and IPv6 headers. */
+const ADDR: Record<Family, { len: number; src: number; dst: number }> = {
+  4: { len: 4, src: 12, dst: 16 },
+  6: { len: 16, src: 8, dst: 24 },
+};
+
+// struct xt_conntrack_mtinfo3 (include/uapi/linux/netfilter/xt_conntrack.h), XT_ALIGNed: eight
+// 16-byte addresses and masks, expires_min/max, l4proto and four ports, then match_flags,
+// invert_flags, state_mask.
+const CONNTRACK_INFO_LEN = 168;
+const CONNTRACK_MATCH_FLAGS_AT = 146;
+const CONNTRACK_STATE_MASK_AT = 150;
+const XT_CONNTRACK_STATE = 1;
+/** XT_CONNTRACK_STATE_BIT(IP_CT_ESTABLISHED) | XT_CONNTRACK_STATE_BIT(IP_CT_RELATED) */
+const STATE_RELATED_ESTABLISHED = (1 << 1) | (1 << 2);
+/** struct xt_comment_info: the comment, NUL-padded. */
+const COMMENT_INFO_LEN = 256;
+
+const be32 = (v: number): Buffer => {
+  const b = Buffer.alloc(4);
+  b.writeInt32BE(v);
+  return b;
+};
+
+/** One expression: its name and its data (NFTA_LIST_ELEM). */
+const expr = (name: string, data: readonly Attr[], nested: boolean): Attr =>
+  attrNest(NFTA_LIST_ELEM, [attrString(NFTA_EXPR_NAME, name), attrNest(NFTA_EXPR_DATA, data, nested)], nested);
+
+function conntrackInfo(): Buffer {
+  const info = Buffer.alloc(CONNTRACK_INFO_LEN);
+  info.writeUInt16LE(XT_CONNTRACK_STATE, CONNTRACK_MATCH_FLAGS_AT);
+  info.writeUInt16LE(STATE_RELATED_ESTABLISHED, CONNTRACK_STATE_MASK_AT);
+  return info;
+}
+
+function commentInfo(comment: string): Buffer {
+  const text = Buffer.from(comment, 'utf8');
+  if (text.length >= COMMENT_INFO_LEN) throw new RangeError(`comment longer than ${COMMENT_INFO_LEN - 1} bytes`);
+  return Buffer.concat([text, Buffer.alloc(COMMENT_INFO_LEN - text.length)]);
+}
+
+const matchExpr = (name: string, rev: number, info: Buffer, nested: boolean): Attr =>
+  expr('match', [attrString(NFTA_MATCH_NAME, name), attrBytes(NFTA_MATCH_REV, be32(rev)), attrBytes(NFTA_MATCH_INFO, info)], nested);
+
+/** A counter at zero, as iptables writes every rule's. */
+const counterExpr = (nested: boolean): Attr =>
+  expr('counter', [attrBytes(NFTA_COUNTER_BYTES, Buffer.alloc(8)), attrBytes(NFTA_COUNTER_PACKETS, Buffer.alloc(8))], nested);
+
+const verdictExpr = (code: number, chain: string | undefined, nested: boolean): Attr =>
+  expr(
+    'immediate',
+    [
+      attrBytes(NFTA_IMMEDIATE_DREG, be32(NFT_REG_VERDICT)),
+      attrNest(
+        NFTA_IMMEDIATE_DATA,
+        [
+          attrNest(
+            NFTA_DATA_VERDICT,
+            [attrBytes(NFTA_VERDICT_CODE, be32(code)), ...(chain === undefined ? [] : [attrString(NFTA_VERDICT_CHAIN, chain)])],
+            nested,
+          ),
+        ],
+        nested,
+      ),
+    ],
+    nested,
+  );
+
+function addrMatch(family: Family, addr: Uint8Array, which: 'src' | 'dst', nested: boolean): Attr[] {
+  const at = ADDR[family];
+  return [
+    expr(
+      'payload',
+      [
+        attrBytes(NFTA_PAYLOAD_DREG, be32(NFT_REG_1)),
+        attrBytes(NFTA_PAYLOAD_BASE, be32(NFT_PAYLOAD_NETWORK_HEADER)),
+        attrBytes(NFTA_PAYLOAD_OFFSET, be32(at[which])),
+        attrBytes(NFTA_PAYLOAD_LEN, be32(at.len)),
+      ],
+      nested,
+    ),
+    expr(
+      'cmp',
+      [
+        attrBytes(NFTA_CMP_SREG, be32(NFT_REG_1)),
+        attrBytes(NFTA_CMP_OP, be32(NFT_CMP_EQ)),
+        attrNest(NFTA_CMP_DATA, [attrBytes(NFTA_DATA_VALUE, addr)], nested),
+      ],
+      nested,
+    ),
+  ];
+}
+
+/**
+ * The expressions of an address's two rules (pure), in the order the firewall writes them:
+ * replies to it (`-d ip -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT`), then anything
+ * from it (`-s ip -j ACCEPT`). `nested`: NLA_F_NESTED on nests, as iptables sends them (the
+ * kernel's dumps leave it off).
+ */
+export function podRuleExprs(family: Family, addr: Uint8Array, nested: boolean): [Attr[], Attr[]] {
+  return [
+    [
+      ...addrMatch(family, addr, 'dst', nested),
+      matchExpr('conntrack', 3, conntrackInfo(), nested),
+      counterExpr(nested),
+      verdictExpr(NF_ACCEPT, undefined, nested),
+    ],
+    [...addrMatch(family, addr, 'src', nested), counterExpr(nested), verdictExpr(NF_ACCEPT, undefined, nested)],
+  ];
+}
+
+/** `-m comment --comment C -j CHAIN` (pure). */
+export function commentJumpExprs(comment: string, chain: string, nested: boolean): Attr[] {
+  return [matchExpr('comment', 0, commentInfo(comment), nested), counterExpr(nested), verdictExpr(NFT_JUMP, chain, nested)];
+}
+
+/**
+ * The NFT_MSG_NEWRULE payload (pure) that appends a rule of `exprs` to `chain` of family's
+ * filter table, as iptables-restore sends `-A` (its compat attribute says "no protocol").
+ */
+export function encodeAppendRule(family: Family, chain: string, exprs: readonly Attr[]): Buffer {
+  return Buffer.concat([
+    encodeNfgenmsg(NFPROTO[family === 4 ? 'ip' : 'ip6']),
+    encodeAttrs([
+      attrString(NFTA_RULE_TABLE, 'filter'),
+      attrString(NFTA_RULE_CHAIN, chain),
+      attrNest(NFTA_RULE_EXPRESSIONS, exprs, true),
+      attrNest(NFTA_RULE_COMPAT, [attrBytes(NFTA_RULE_COMPAT_PROTO, be32(0)), attrBytes(NFTA_RULE_COMPAT_FLAGS, be32(0))], true),
+    ]),
+  ]);
+}
+
+/** A kernel rule's expressions as they would be written afresh: each counter back at zero. */
+function zeroedCounters(rule: NftKernelRule): Buffer {
+  const zero = encodeAttrs([counterExpr(false)]).subarray(4);
+  return encodeAttrs(rule.elems.map((e, i): Attr => ({ type: NFTA_LIST_ELEM, payload: rule.exprs[i]?.name === 'counter' ? zero : e })));
+}
+
+/** Whether some rule of the chain has exactly the expressions `exprs` (in the kernel's dump encoding). */
+export function chainHasRule(rules: readonly NftKernelRule[], exprs: readonly Attr[]): boolean {
+  const want = encodeAttrs(exprs);
+  return rules.some((r) => r.elems.length === exprs.length && zeroedCounters(r).equals(want));
+}
+
+/**
+ * Whether the chain holds both rules of some address of `family` in exactly our encoding: the
+ * proof that the node's iptables writes what podRuleExprs writes.
+ */
+export function podRulesEncodedAsOurs(rules: readonly NftKernelRule[], family: Family): boolean {
+  const addrs = new Set<string>();
+  for (const r of rules) for (const e of r.exprs) if ('value' in e && e.value.length === ADDR[family].len) addrs.add(e.value.toString('hex'));
+  return [...addrs].some((hex) => podRuleExprs(family, Buffer.from(hex, 'hex'), false).every((exprs) => chainHasRule(rules, exprs)));
+}
+
+/** The batch messages that append both rules of each address to CNI-FORWARD-like `chain` (pure). */
+export function podRuleAppends(family: Family, chain: string, addrs: readonly Uint8Array[]): { msg: number; flags: number; payload: Buffer }[] {
+  return addrs.flatMap((a) =>
+    podRuleExprs(family, a, true).map((exprs) => ({
+      msg: NFT_MSG_NEWRULE,
+      flags: NLM_F_CREATE | NLM_F_APPEND,
+      payload: encodeAppendRule(family, chain, exprs),
+    })),
+  );
+}
