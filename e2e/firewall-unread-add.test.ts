@@ -64,6 +64,21 @@ async function fwNode(t: Test, backend: FwBackend, env?: FwRun['env']): Promise<
 const cniForward = async (node: string, save: string): Promise<string[]> =>
   (await nsRun(node, save, ['-t', 'filter'])).split('\n').filter((l) => l.startsWith('-A CNI-FORWARD '));
 
+/** Pod i's two CNI-FORWARD rules in each family, as iptables-save prints them, and nothing else of its addresses. */
+async function podRulesOnce(t: Test, node: string, i: number, what: string): Promise<void> {
+  const [v4, v6] = ipsOf(i);
+  for (const [save, ip] of [
+    ['iptables-save', `${v4}/32`],
+    ['ip6tables-save', `${v6}/128`],
+  ] as const) {
+    t.same(
+      (await cniForward(node, save)).filter((l) => l.includes(ip)),
+      [`-A CNI-FORWARD -d ${ip} -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT`, `-A CNI-FORWARD -s ${ip} -j ACCEPT`],
+      `${save}: ${what}`,
+    );
+  }
+}
+
 t.test('iptables: ADD on a node with the chains in place runs no iptables-save, and writes what the read path writes', { skip }, async (t) => {
   const saves = countingSaves(t);
   const r = await fwNode(t, 'iptables', { PATH: saves.path });
@@ -74,16 +89,7 @@ t.test('iptables: ADD on a node with the chains in place runs no iptables-save, 
   await add(t, r, 2);
   t.equal(saves.runs(), first, 'the second pod reads neither table');
   await check(t, r, 2);
-  for (const [save, ip] of [
-    ['iptables-save', '10.244.0.12/32'],
-    ['ip6tables-save', 'fd00:244::c/128'],
-  ] as const) {
-    t.same(
-      (await cniForward(r.node, save)).filter((l) => l.includes(ip)),
-      [`-A CNI-FORWARD -d ${ip} -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT`, `-A CNI-FORWARD -s ${ip} -j ACCEPT`],
-      `${save}: the second pod's two rules, once each`,
-    );
-  }
+  await podRulesOnce(t, r.node, 2, "the second pod's two rules, once each");
   await delAll(t, r, [1, 2]);
 });
 
@@ -148,16 +154,7 @@ t.test('iptables: where the node is seen to write the rules as we do, ADD starts
     [],
     'no iptables, ip6tables or nft process',
   );
-  for (const [save, ip] of [
-    ['iptables-save', '10.244.0.13/32'],
-    ['ip6tables-save', 'fd00:244::d/128'],
-  ] as const) {
-    t.same(
-      (await cniForward(r.node, save)).filter((l) => l.includes(ip)),
-      [`-A CNI-FORWARD -d ${ip} -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT`, `-A CNI-FORWARD -s ${ip} -j ACCEPT`],
-      `${save}: pod 3's two rules, once each, as iptables prints its own`,
-    );
-  }
+  await podRulesOnce(t, r.node, 3, "pod 3's two rules, once each, as iptables prints its own");
   await check(t, r, 3);
   t.equal((await runFirewall(GO_BIN, 'CHECK', { ...r, id: 'unread-3' }, prevOf(3))).code, 0, "the Go plugin's CHECK of pod 3 passes");
   t.equal((await runFirewall(GO_BIN, 'DEL', { ...r, id: 'unread-3' }, prevOf(3))).code, 0, 'the Go plugin deletes pod 3');

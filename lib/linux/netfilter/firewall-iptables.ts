@@ -18,7 +18,8 @@ import { familiesOf, type FirewallTarget } from './firewall-spec.ts';
 import { parseSavedTable, type SavedTable } from './iptables-save.ts';
 import { iptablesInNftables, iptablesTools, restore } from './masq-iptables.ts';
 import { dumpNftRules } from './nft-rule-dump.ts';
-import { nftBatch, nftGeneration, type NftFamily } from './nfnl.ts';
+import { NFT_FAMILY } from './nft-attrs.ts';
+import { nftBatch, nftGeneration } from './nfnl.ts';
 import { settleAll } from './settle.ts';
 
 type Family = 4 | 6;
@@ -62,7 +63,7 @@ export async function setupFirewallIptables(t: FirewallTarget): Promise<void> {
 async function appendUnread(family: Family, t: FirewallTarget): Promise<boolean> {
   const text = planIptablesFirewallAppend(t, family);
   if (text === undefined || !iptablesInNftables(family)) return false;
-  const rules = await dumpNftRules(nftFamily(family), 'filter', FW_CHAIN);
+  const rules = await dumpNftRules(NFT_FAMILY[family], 'filter', FW_CHAIN);
   if (rules === 'unknown' || chainNamesAddresses(rules, t, family)) return false;
   try {
     await restore(family, text);
@@ -71,8 +72,6 @@ async function appendUnread(family: Family, t: FirewallTarget): Promise<boolean>
     return false;
   }
 }
-
-const nftFamily = (family: Family): NftFamily => (family === 4 ? 'ip' : 'ip6');
 
 /**
  * The common ADD with no process: the pod's rules of every family appended over nfnetlink in
@@ -89,8 +88,8 @@ async function appendOverNetlink(t: FirewallTarget, families: readonly Family[])
   if (generation === undefined) return false;
   const messages: NonNullable<ReturnType<typeof planIptablesFirewallNetlinkAppend>> = [];
   for (const f of families) {
-    const fw = await dumpNftRules(nftFamily(f), 'filter', FW_CHAIN);
-    const forward = fw === 'unknown' ? 'unknown' : await dumpNftRules(nftFamily(f), 'filter', 'FORWARD');
+    const fw = await dumpNftRules(NFT_FAMILY[f], 'filter', FW_CHAIN);
+    const forward = fw === 'unknown' ? 'unknown' : await dumpNftRules(NFT_FAMILY[f], 'filter', 'FORWARD');
     const planned = fw === 'unknown' || forward === 'unknown' ? undefined : planIptablesFirewallNetlinkAppend(t, f, { forward, fw });
     if (planned === undefined) return false;
     messages.push(...planned);

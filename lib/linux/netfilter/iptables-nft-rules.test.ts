@@ -1,7 +1,8 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { decodeRule, type NftKernelRule } from './nft-rule-dump.ts';
-import { chainHasRule, commentJumpExprs, NFT_MSG_NEWRULE, podRuleAppends, podRulesEncodedAsOurs } from './iptables-nft-rules.ts';
+import { chainHasRule, commentJumpExprs, podRuleAppends, podRulesEncodedAsOurs } from './iptables-nft-rules.ts';
+import { NFT_MSG_NEWRULE } from './nft-attrs.ts';
 
 interface Fixture {
   iptablesNft: { rules: string[] };

@@ -19,38 +19,41 @@
 import { encodeNfgenmsg } from '../conntrack-codec.ts';
 import { attrBytes, attrNest, attrString, encodeAttrs, type Attr } from '../nl-codec.ts';
 import { NLM_F_CREATE } from '../nl-request.ts';
+import {
+  NFT_MSG_NEWRULE,
+  NFTA_CMP_DATA,
+  NFTA_DATA_VALUE,
+  NFTA_DATA_VERDICT,
+  NFTA_EXPR_DATA,
+  NFTA_EXPR_NAME,
+  NFTA_IMMEDIATE_DATA,
+  NFTA_LIST_ELEM,
+  NFTA_RULE_CHAIN,
+  NFTA_RULE_EXPRESSIONS,
+  NFTA_RULE_TABLE,
+  NFTA_VERDICT_CHAIN,
+  NFTA_VERDICT_CODE,
+  NFT_FAMILY,
+} from './nft-attrs.ts';
 import { NFPROTO } from './nfnl.ts';
-import type { NftKernelRule } from './nft-rule-dump.ts';
+import { VERDICT, type NftKernelRule } from './nft-rule-dump.ts';
 
 type Family = 4 | 6;
 
-export const NFT_MSG_NEWRULE = 6;
 /** include/uapi/linux/netlink.h: add at the end of the chain (iptables -A). */
 export const NLM_F_APPEND = 0x800;
 
 // include/uapi/linux/netfilter/nf_tables.h
-const NFTA_RULE_TABLE = 1;
-const NFTA_RULE_CHAIN = 2;
-const NFTA_RULE_EXPRESSIONS = 4;
 const NFTA_RULE_COMPAT = 5;
 const NFTA_RULE_COMPAT_PROTO = 1;
 const NFTA_RULE_COMPAT_FLAGS = 2;
-const NFTA_LIST_ELEM = 1;
-const NFTA_EXPR_NAME = 1;
-const NFTA_EXPR_DATA = 2;
 const NFTA_PAYLOAD_DREG = 1;
 const NFTA_PAYLOAD_BASE = 2;
 const NFTA_PAYLOAD_OFFSET = 3;
 const NFTA_PAYLOAD_LEN = 4;
 const NFTA_CMP_SREG = 1;
 const NFTA_CMP_OP = 2;
-const NFTA_CMP_DATA = 3;
-const NFTA_DATA_VALUE = 1;
-const NFTA_DATA_VERDICT = 2;
-const NFTA_VERDICT_CODE = 1;
-const NFTA_VERDICT_CHAIN = 2;
 const NFTA_IMMEDIATE_DREG = 1;
-const NFTA_IMMEDIATE_DATA = 2;
 const NFTA_COUNTER_BYTES = 1;
 const NFTA_COUNTER_PACKETS = 2;
 const NFTA_MATCH_NAME = 1;
@@ -60,8 +63,6 @@ const NFT_REG_VERDICT = 0;
 const NFT_REG_1 = 1;
 const NFT_PAYLOAD_NETWORK_HEADER = 1;
 const NFT_CMP_EQ = 0;
-const NF_ACCEPT = 1;
-const NFT_JUMP = -3;
 
 /** Where the addresses lie in the IPv4 and IPv6 headers. */
 const ADDR: Record<Family, { len: number; src: number; dst: number }> = {
@@ -168,15 +169,15 @@ export function podRuleExprs(family: Family, addr: Uint8Array, nested: boolean):
       ...addrMatch(family, addr, 'dst', nested),
       matchExpr('conntrack', 3, conntrackInfo(), nested),
       counterExpr(nested),
-      verdictExpr(NF_ACCEPT, undefined, nested),
+      verdictExpr(VERDICT.accept, undefined, nested),
     ],
-    [...addrMatch(family, addr, 'src', nested), counterExpr(nested), verdictExpr(NF_ACCEPT, undefined, nested)],
+    [...addrMatch(family, addr, 'src', nested), counterExpr(nested), verdictExpr(VERDICT.accept, undefined, nested)],
   ];
 }
 
 /** `-m comment --comment C -j CHAIN` (pure). */
 export function commentJumpExprs(comment: string, chain: string, nested: boolean): Attr[] {
-  return [matchExpr('comment', 0, commentInfo(comment), nested), counterExpr(nested), verdictExpr(NFT_JUMP, chain, nested)];
+  return [matchExpr('comment', 0, commentInfo(comment), nested), counterExpr(nested), verdictExpr(VERDICT.jump, chain, nested)];
 }
 
 /**
@@ -185,7 +186,7 @@ export function commentJumpExprs(comment: string, chain: string, nested: boolean
  */
 export function encodeAppendRule(family: Family, chain: string, exprs: readonly Attr[]): Buffer {
   return Buffer.concat([
-    encodeNfgenmsg(NFPROTO[family === 4 ? 'ip' : 'ip6']),
+    encodeNfgenmsg(NFPROTO[NFT_FAMILY[family]]),
     encodeAttrs([
       attrString(NFTA_RULE_TABLE, 'filter'),
       attrString(NFTA_RULE_CHAIN, chain),

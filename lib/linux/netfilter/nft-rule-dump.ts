@@ -6,23 +6,24 @@
 import { encodeNfgenmsg } from '../conntrack-codec.ts';
 import { attrString, attrText, decodeAttrs, encodeAttrs, findAttr } from '../nl-codec.ts';
 import { NLM_F_DUMP } from '../nl-socket.ts';
+import {
+  NFT_MSG_GETRULE,
+  NFTA_CMP_DATA,
+  NFTA_DATA_VALUE,
+  NFTA_DATA_VERDICT,
+  NFTA_EXPR_DATA,
+  NFTA_EXPR_NAME,
+  NFTA_IMMEDIATE_DATA,
+  NFTA_LIST_ELEM,
+  NFTA_RULE_CHAIN,
+  NFTA_RULE_EXPRESSIONS,
+  NFTA_RULE_TABLE,
+  NFTA_VERDICT_CHAIN,
+  NFTA_VERDICT_CODE,
+} from './nft-attrs.ts';
 import { NFPROTO, nftRequest, type NftFamily } from './nfnl.ts';
 
-const NFT_MSG_GETRULE = 7;
-
 // include/uapi/linux/netfilter/nf_tables.h
-const NFTA_RULE_TABLE = 1;
-const NFTA_RULE_CHAIN = 2;
-const NFTA_RULE_EXPRESSIONS = 4;
-const NFTA_LIST_ELEM = 1;
-const NFTA_EXPR_NAME = 1;
-const NFTA_EXPR_DATA = 2;
-const NFTA_CMP_DATA = 3;
-const NFTA_DATA_VALUE = 1;
-const NFTA_DATA_VERDICT = 2;
-const NFTA_VERDICT_CODE = 1;
-const NFTA_VERDICT_CHAIN = 2;
-const NFTA_IMMEDIATE_DATA = 2;
 const NFTA_LOOKUP_SET = 1;
 
 /** Verdict codes (include/uapi/linux/netfilter.h NF_*, nf_tables.h NFT_*). */

@@ -8,6 +8,7 @@
 import { attrBytes, attrNest, attrString, encodeAttrs } from '../nl-codec.ts';
 import { encodeNfgenmsg } from '../conntrack-codec.ts';
 import { NLM_F_CREATE } from '../nl-request.ts';
+import { NFTA_DATA_VALUE, NFTA_LIST_ELEM } from './nft-attrs.ts';
 import { NFPROTO, nftBatch, type NftFamily } from './nfnl.ts';
 
 const NFT_MSG_NEWSETELEM = 12;
@@ -16,10 +17,8 @@ const NFT_MSG_NEWSETELEM = 12;
 const NFTA_SET_ELEM_LIST_TABLE = 1;
 const NFTA_SET_ELEM_LIST_SET = 2;
 const NFTA_SET_ELEM_LIST_ELEMENTS = 3;
-const NFTA_LIST_ELEM = 1;
 const NFTA_SET_ELEM_KEY = 1;
 const NFTA_SET_ELEM_USERDATA = 6;
-const NFTA_DATA_VALUE = 1;
 const UDATA_SET_ELEM_COMMENT = 0;
 /** libnftnl's limit on a comment (NFT_USERDATA_MAXLEN is 256 for all of an element's userdata). */
 export const MAX_COMMENT_BYTES = 127;

@@ -18,10 +18,10 @@ import {
   portmapNftNetworkChain,
 } from './names.ts';
 import type { NftListing, NftRule } from './nft-json.ts';
+import { NFT_FAMILY } from './nft-attrs.ts';
 import { conditionsFor, hostPortText, mappingsFor, type ContainerAddr, type PortmapTarget } from './portmap-spec.ts';
 
 type Family = 4 | 6;
-export const NFT_FAMILY: Record<Family, 'ip' | 'ip6'> = { 4: 'ip', 6: 'ip6' };
 /** chains that hold per-container rules, found by their comment */
 export const PORTMAP_RULE_CHAINS = [PORTMAP_NFT_HOSTPORTS, PORTMAP_NFT_HOSTIP_HOSTPORTS, PORTMAP_NFT_MASQUERADING] as const;
 

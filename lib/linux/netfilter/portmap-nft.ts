@@ -1,9 +1,10 @@
 // The portmap nftables executor. ADD: one `nft -f -` for both families, nothing read. DEL and
 // GC: the two tables read (in parallel), then one transaction deleting rules by handle.
 import { applyNft, listNft } from './nft.ts';
+import { NFT_FAMILY } from './nft-attrs.ts';
 import { PORTMAP_NFT_TABLE } from './names.ts';
 import type { NftListing } from './nft-json.ts';
-import { checkNftPortmap, NFT_FAMILY, planNftPortmapGc, planNftPortmapSetup, planNftPortmapTeardown } from './portmap-nft-plan.ts';
+import { checkNftPortmap, planNftPortmapGc, planNftPortmapSetup, planNftPortmapTeardown } from './portmap-nft-plan.ts';
 import type { ContainerAddr, PortmapTarget } from './portmap-spec.ts';
 
 type Family = 4 | 6;
