@@ -1,7 +1,9 @@
 // firewall ADD and DEL (one IPv4 pod, ingressPolicy open): ours with the iptables and the
 // nftables backend beside Debian's Go firewall v1.1.1 (iptables only; it has no nftables
 // backend), each subject in its own node netns where the shared chains already exist (the
-// steady state of a node: the first pod made them), a fresh pod address per run.
+// steady state of a node: the first pod made them), a fresh pod address per run. Then the
+// same with 100 pods attached, each implementation on a node it filled itself: its ADD reads
+// rules of every pod.
 import { join } from 'node:path';
 import { addNetns, Agent, alternate, cleanEnv, delNetns, floorRows, GO_DIR, OURS_DIR, Samples, timeVersion, type Row, type SectionOptions } from './harness.ts';
 
@@ -9,7 +11,11 @@ interface Subject {
   readonly label: string;
   readonly bin: string;
   readonly backend: 'iptables' | 'nftables';
+  /** pods ADDed before the rounds and left attached */
+  readonly attached: number;
 }
+
+const ATTACHED = 100;
 
 function conf(s: Subject, i: number): string {
   return JSON.stringify({
@@ -26,14 +32,17 @@ function conf(s: Subject, i: number): string {
 }
 
 export async function benchFirewall(o: SectionOptions): Promise<Row[]> {
-  const subjects: Subject[] = [
-    { label: 'go', bin: join(GO_DIR, 'firewall'), backend: 'iptables' },
-    { label: 'ours', bin: join(OURS_DIR, 'firewall'), backend: 'iptables' },
-    { label: 'ours-nft', bin: join(OURS_DIR, 'firewall'), backend: 'nftables' },
-  ];
+  const subjects: Subject[] = [0, ATTACHED].flatMap((attached) => {
+    const at = attached === 0 ? '' : `@${attached}`;
+    return [
+      { label: `go${at}`, bin: join(GO_DIR, 'firewall'), backend: 'iptables' as const, attached },
+      { label: `ours${at}`, bin: join(OURS_DIR, 'firewall'), backend: 'iptables' as const, attached },
+      { label: `ours-nft${at}`, bin: join(OURS_DIR, 'firewall'), backend: 'nftables' as const, attached },
+    ];
+  });
   const pod = `cnits-bench-fw-pod-${o.tag}`;
   const netns = addNetns(pod);
-  const nodes = new Map(subjects.map((s) => [s.label, `cnits-bench-fw-${s.label}-${o.tag}`]));
+  const nodes = new Map(subjects.map((s) => [s.label, `cnits-bench-fw-${s.label.replace('@', '-')}-${o.tag}`]));
   const agents = new Map<string, Agent>();
   const samples = new Samples();
   let seq = 0;
@@ -50,16 +59,18 @@ export async function benchFirewall(o: SectionOptions): Promise<Row[]> {
           cleanEnv({ CNI_COMMAND: command, CNI_CONTAINERID: `fw${seq}`, CNI_NETNS: netns, CNI_IFNAME: 'eth0', CNI_PATH: '/nonexistent' });
         const input = conf(s, seq++);
         if (i === -2) {
-          await agent.must(`${s.label} firewall ADD`, { cmd: s.bin, env: env('ADD'), input: conf(s, 60000) });
+          for (let k = 0; k <= s.attached; k++) await agent.must(`${s.label} firewall ADD`, { cmd: s.bin, env: env('ADD'), input: conf(s, 60000 + k) });
           continue;
         }
         const add = await agent.must(`${s.label} firewall ADD`, { cmd: s.bin, env: env('ADD'), input });
         const del = await agent.must(`${s.label} firewall DEL`, { cmd: s.bin, env: env('DEL'), input });
-        if (s.label !== 'go' && i >= 0) o.phases.collect(add.stderr + del.stderr, s.label === 'ours-nft' ? ' (nft)' : '');
+        if (!s.label.startsWith('go') && i >= 0) {
+          o.phases.collect(add.stderr + del.stderr, `${s.backend === 'nftables' ? ' (nft)' : ''}${s.attached === 0 ? '' : `, ${s.attached} pods`}`);
+        }
         if (i >= 0) {
           samples.add(`${s.label} ADD`, add);
           samples.add(`${s.label} DEL`, del);
-          samples.add(`${s.label} VERSION`, await timeVersion(agent, s.label, s.bin));
+          if (s.attached === 0) samples.add(`${s.label} VERSION`, await timeVersion(agent, s.label, s.bin));
         }
       }
     }
@@ -70,17 +81,23 @@ export async function benchFirewall(o: SectionOptions): Promise<Row[]> {
   }
   const m = (k: string) => samples.median(k);
   const cpu = (k: string) => samples.cpu(k);
-  const row = (ours: string, verb: string, go = true) => ({
+  const row = (ours: string, verb: string, goLabel = 'go') => ({
     ours: m(`${ours} ${verb}`),
     oursCpu: cpu(`${ours} ${verb}`),
-    ...(go && { go: m(`go ${verb}`), goCpu: cpu(`go ${verb}`) }),
+    go: m(`${goLabel} ${verb}`),
+    goCpu: cpu(`${goLabel} ${verb}`),
     n: o.runs,
   });
+  const at = `@${ATTACHED}`;
   return [
     { section: 'firewall', name: 'ADD (iptables)', ...row('ours', 'ADD') },
     { section: 'firewall', name: 'DEL (iptables)', ...row('ours', 'DEL') },
     { section: 'firewall', name: 'ADD (nftables; Go: iptables)', ...row('ours-nft', 'ADD') },
     { section: 'firewall', name: 'DEL (nftables; Go: iptables)', ...row('ours-nft', 'DEL') },
+    { section: 'firewall', name: `ADD, ${ATTACHED} pods attached (iptables)`, ...row(`ours${at}`, 'ADD', `go${at}`) },
+    { section: 'firewall', name: `DEL, ${ATTACHED} pods attached (iptables)`, ...row(`ours${at}`, 'DEL', `go${at}`) },
+    { section: 'firewall', name: `ADD, ${ATTACHED} pods attached (nftables; Go: iptables)`, ...row(`ours-nft${at}`, 'ADD', `go${at}`) },
+    { section: 'firewall', name: `DEL, ${ATTACHED} pods attached (nftables; Go: iptables)`, ...row(`ours-nft${at}`, 'DEL', `go${at}`) },
     ...floorRows(samples, { section: 'firewall', verbs: ['ADD', 'DEL'], n: o.runs, suffix: ' (iptables)' }),
     ...floorRows(samples, { section: 'firewall', verbs: ['ADD', 'DEL'], n: o.runs, ours: 'ours-nft', suffix: ' (nftables; Go: iptables)' }).slice(1),
   ];

@@ -128,9 +128,19 @@ export function decodeAttrs(buf: Uint8Array): RawAttr[] {
   return out;
 }
 
-/** The first attribute of a type in a run, or undefined. */
+/**
+ * The first attribute of a type in a run, or undefined: decodeAttrs(buf).find, without
+ * building the rest (rule dumps look up a few attributes of every expression of every rule).
+ */
 export function findAttr(buf: Uint8Array, type: number): Buffer | undefined {
-  return decodeAttrs(buf).find((a) => a.type === type)?.value;
+  const b = Buffer.isBuffer(buf) ? buf : Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
+  for (let off = 0; off + NLA_HDRLEN <= b.length;) {
+    const len = b.readUInt16LE(off);
+    if (len < NLA_HDRLEN || off + len > b.length) return undefined;
+    if ((b.readUInt16LE(off + 2) & NLA_TYPE_MASK) === type) return b.subarray(off + NLA_HDRLEN, off + len);
+    off += align4(len);
+  }
+  return undefined;
 }
 
 /** A string attribute's text: up to its NUL, or all of it when it has none; '' for no attribute. */

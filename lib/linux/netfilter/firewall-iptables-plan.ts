@@ -113,7 +113,9 @@ export function planIptablesFirewallAppend(t: FirewallTarget, family: Family): s
  */
 export function chainNamesAddresses(rules: readonly NftKernelRule[], t: FirewallTarget, family: Family): boolean {
   const mine = t.addrs.filter((a) => a.family === family).map((a) => ipBytes(a.ip)?.bytes);
-  return rules.some((r) => r.exprs.some((e) => 'value' in e && mine.some((b) => b !== undefined && b.equals(e.value))));
+  const named = (r: NftKernelRule, b: Buffer) => r.elems.some((e) => e.includes(b)) && r.exprs.some((e) => 'value' in e && b.equals(e.value));
+  // The bytes first: only a rule that holds the address anywhere is decoded to see whether a cmp compares it.
+  return rules.some((r) => mine.some((b) => b !== undefined && named(r, b)));
 }
 
 /**

@@ -17,7 +17,7 @@
 // Integers in nf_tables attributes are big endian; the xt match blobs are the kernel's structs
 // in host order.
 import { encodeNfgenmsg } from '../conntrack-codec.ts';
-import { attrBytes, attrNest, attrString, encodeAttrs, type Attr } from '../nl-codec.ts';
+import { attrBytes, attrNest, attrString, attrText, encodeAttrs, findAttr, type Attr } from '../nl-codec.ts';
 import { NLM_F_CREATE } from '../nl-request.ts';
 import {
   NFT_MSG_NEWRULE,
@@ -36,7 +36,7 @@ import {
   NFT_FAMILY,
 } from './nft-attrs.ts';
 import { NFPROTO } from './nfnl.ts';
-import { VERDICT, type NftKernelRule } from './nft-rule-dump.ts';
+import { VERDICT, type NftExpr, type NftKernelRule } from './nft-rule-dump.ts';
 
 type Family = 4 | 6;
 
@@ -87,6 +87,12 @@ const be32 = (v: number): Buffer => {
   b.writeInt32BE(v);
   return b;
 };
+
+/** The name an expression was made with (expr's first child). */
+function exprName(e: Attr): string {
+  const name = Array.isArray(e.payload) ? (e.payload as readonly Attr[])[0]?.payload : undefined;
+  return Buffer.isBuffer(name) ? name.subarray(0, name.length - 1).toString() : '';
+}
 
 /** One expression: its name and its data (NFTA_LIST_ELEM). */
 const expr = (name: string, data: readonly Attr[], nested: boolean): Attr =>
@@ -196,26 +202,44 @@ export function encodeAppendRule(family: Family, chain: string, exprs: readonly 
   ]);
 }
 
-/** A kernel rule's expressions as they would be written afresh: each counter back at zero. */
-function zeroedCounters(rule: NftKernelRule): Buffer {
-  const zero = encodeAttrs([counterExpr(false)]).subarray(4);
-  return encodeAttrs(rule.elems.map((e, i): Attr => ({ type: NFTA_LIST_ELEM, payload: rule.exprs[i]?.name === 'counter' ? zero : e })));
+/** Each expression's bytes as the kernel dumps them (an NFTA_LIST_ELEM's payload). */
+const elemsOf = (exprs: readonly Attr[]): Buffer[] => exprs.map((e) => encodeAttrs([e]).subarray(4));
+
+/**
+ * Whether a kernel rule is exactly these expressions. A counter matches any counter: its
+ * values are the packets the rule has seen, not how it was written.
+ */
+function sameRule(r: NftKernelRule, want: readonly Buffer[], wantNames: readonly string[]): boolean {
+  if (r.elems.length !== want.length) return false;
+  return r.elems.every((e, i) => (wantNames[i] === 'counter' ? attrText(findAttr(e, NFTA_EXPR_NAME)) === 'counter' : e.equals(want[i]!)));
 }
 
 /** Whether some rule of the chain has exactly the expressions `exprs` (in the kernel's dump encoding). */
 export function chainHasRule(rules: readonly NftKernelRule[], exprs: readonly Attr[]): boolean {
-  const want = encodeAttrs(exprs);
-  return rules.some((r) => r.elems.length === exprs.length && zeroedCounters(r).equals(want));
+  const want = elemsOf(exprs);
+  const names = exprs.map(exprName);
+  return rules.some((r) => sameRule(r, want, names));
 }
+
+/** How many addresses of the chain are tried as the proof: any one pair is proof enough. */
+const CANDIDATES = 4;
 
 /**
  * Whether the chain holds both rules of some address of `family` in exactly our encoding: the
- * proof that the node's iptables writes what podRuleExprs writes.
+ * proof that the node's iptables writes what podRuleExprs writes. Only the first few addresses
+ * the chain compares are tried, so a chain of many pods in another encoding costs no more
+ * than a few scans.
  */
 export function podRulesEncodedAsOurs(rules: readonly NftKernelRule[], family: Family): boolean {
-  const addrs = new Set<string>();
-  for (const r of rules) for (const e of r.exprs) if ('value' in e && e.value.length === ADDR[family].len) addrs.add(e.value.toString('hex'));
-  return [...addrs].some((hex) => podRuleExprs(family, Buffer.from(hex, 'hex'), false).every((exprs) => chainHasRule(rules, exprs)));
+  const tried = new Set<string>();
+  for (const r of rules) {
+    const value = r.exprs.find((e): e is NftExpr & { value: Buffer } => 'value' in e && e.value.length === ADDR[family].len)?.value;
+    if (value === undefined || tried.has(value.toString('hex'))) continue;
+    tried.add(value.toString('hex'));
+    if (podRuleExprs(family, value, false).every((exprs) => chainHasRule(rules, exprs))) return true;
+    if (tried.size >= CANDIDATES) return false;
+  }
+  return false;
 }
 
 /** The batch messages that append both rules of each address to CNI-FORWARD-like `chain` (pure). */

@@ -86,7 +86,16 @@ export function decodeRule(payload: Buffer): NftKernelRule {
       : decodeAttrs(list)
           .filter((a) => a.type === NFTA_LIST_ELEM)
           .map((a) => a.value);
-  return { table: attrText(findAttr(attrs, NFTA_RULE_TABLE)), chain: attrText(findAttr(attrs, NFTA_RULE_CHAIN)), exprs: elems.map(decodeExpr), elems };
+  // Decoded on first use: a chain of many pods is mostly compared as bytes (elems).
+  let exprs: NftExpr[] | undefined;
+  return {
+    table: attrText(findAttr(attrs, NFTA_RULE_TABLE)),
+    chain: attrText(findAttr(attrs, NFTA_RULE_CHAIN)),
+    get exprs() {
+      return (exprs ??= elems.map(decodeExpr));
+    },
+    elems,
+  };
 }
 
 /**
