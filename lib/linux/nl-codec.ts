@@ -33,6 +33,13 @@ export function attrU32(type: number, v: number): Attr {
   return { type, payload: b };
 }
 
+/** A 32-bit integer in network byte order (NLA_BE32, as nf_tables wants its integers); negative values as two's complement. */
+export function attrBe32(type: number, v: number): Attr {
+  const b = Buffer.alloc(4);
+  b.writeUInt32BE(v >>> 0);
+  return { type, payload: b };
+}
+
 /** A NUL-terminated string, as the kernel's NLA_STRING/NLA_NUL_STRING policies want it. */
 export const attrString = (type: number, s: string): Attr => ({ type, payload: Buffer.concat([Buffer.from(s, 'utf8'), Buffer.alloc(1)]) });
 

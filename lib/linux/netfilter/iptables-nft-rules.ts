@@ -17,7 +17,7 @@
 // Integers in nf_tables attributes are big endian; the xt match blobs are the kernel's structs
 // in host order.
 import { encodeNfgenmsg } from '../conntrack-codec.ts';
-import { attrBytes, attrNest, attrString, attrText, encodeAttrs, findAttr, type Attr } from '../nl-codec.ts';
+import { attrBe32, attrBytes, attrNest, attrString, attrText, encodeAttrs, findAttr, type Attr } from '../nl-codec.ts';
 import { NLM_F_CREATE } from '../nl-request.ts';
 import {
   NFT_MSG_NEWRULE,
@@ -82,12 +82,6 @@ const STATE_RELATED_ESTABLISHED = (1 << 1) | (1 << 2);
 /** struct xt_comment_info: the comment, NUL-padded. */
 const COMMENT_INFO_LEN = 256;
 
-const be32 = (v: number): Buffer => {
-  const b = Buffer.alloc(4);
-  b.writeInt32BE(v);
-  return b;
-};
-
 /** The name an expression was made with (expr's first child). */
 function exprName(e: Attr): string {
   const name = Array.isArray(e.payload) ? (e.payload as readonly Attr[])[0]?.payload : undefined;
@@ -112,7 +106,7 @@ function commentInfo(comment: string): Buffer {
 }
 
 const matchExpr = (name: string, rev: number, info: Buffer, nested: boolean): Attr =>
-  expr('match', [attrString(NFTA_MATCH_NAME, name), attrBytes(NFTA_MATCH_REV, be32(rev)), attrBytes(NFTA_MATCH_INFO, info)], nested);
+  expr('match', [attrString(NFTA_MATCH_NAME, name), attrBe32(NFTA_MATCH_REV, rev), attrBytes(NFTA_MATCH_INFO, info)], nested);
 
 /** A counter at zero, as iptables writes every rule's. */
 const counterExpr = (nested: boolean): Attr =>
@@ -122,16 +116,10 @@ const verdictExpr = (code: number, chain: string | undefined, nested: boolean): 
   expr(
     'immediate',
     [
-      attrBytes(NFTA_IMMEDIATE_DREG, be32(NFT_REG_VERDICT)),
+      attrBe32(NFTA_IMMEDIATE_DREG, NFT_REG_VERDICT),
       attrNest(
         NFTA_IMMEDIATE_DATA,
-        [
-          attrNest(
-            NFTA_DATA_VERDICT,
-            [attrBytes(NFTA_VERDICT_CODE, be32(code)), ...(chain === undefined ? [] : [attrString(NFTA_VERDICT_CHAIN, chain)])],
-            nested,
-          ),
-        ],
+        [attrNest(NFTA_DATA_VERDICT, [attrBe32(NFTA_VERDICT_CODE, code), ...(chain === undefined ? [] : [attrString(NFTA_VERDICT_CHAIN, chain)])], nested)],
         nested,
       ),
     ],
@@ -144,20 +132,16 @@ function addrMatch(family: Family, addr: Uint8Array, which: 'src' | 'dst', neste
     expr(
       'payload',
       [
-        attrBytes(NFTA_PAYLOAD_DREG, be32(NFT_REG_1)),
-        attrBytes(NFTA_PAYLOAD_BASE, be32(NFT_PAYLOAD_NETWORK_HEADER)),
-        attrBytes(NFTA_PAYLOAD_OFFSET, be32(at[which])),
-        attrBytes(NFTA_PAYLOAD_LEN, be32(at.len)),
+        attrBe32(NFTA_PAYLOAD_DREG, NFT_REG_1),
+        attrBe32(NFTA_PAYLOAD_BASE, NFT_PAYLOAD_NETWORK_HEADER),
+        attrBe32(NFTA_PAYLOAD_OFFSET, at[which]),
+        attrBe32(NFTA_PAYLOAD_LEN, at.len),
       ],
       nested,
     ),
     expr(
       'cmp',
-      [
-        attrBytes(NFTA_CMP_SREG, be32(NFT_REG_1)),
-        attrBytes(NFTA_CMP_OP, be32(NFT_CMP_EQ)),
-        attrNest(NFTA_CMP_DATA, [attrBytes(NFTA_DATA_VALUE, addr)], nested),
-      ],
+      [attrBe32(NFTA_CMP_SREG, NFT_REG_1), attrBe32(NFTA_CMP_OP, NFT_CMP_EQ), attrNest(NFTA_CMP_DATA, [attrBytes(NFTA_DATA_VALUE, addr)], nested)],
       nested,
     ),
   ];
@@ -197,7 +181,7 @@ export function encodeAppendRule(family: Family, chain: string, exprs: readonly 
       attrString(NFTA_RULE_TABLE, 'filter'),
       attrString(NFTA_RULE_CHAIN, chain),
       attrNest(NFTA_RULE_EXPRESSIONS, exprs, true),
-      attrNest(NFTA_RULE_COMPAT, [attrBytes(NFTA_RULE_COMPAT_PROTO, be32(0)), attrBytes(NFTA_RULE_COMPAT_FLAGS, be32(0))], true),
+      attrNest(NFTA_RULE_COMPAT, [attrBe32(NFTA_RULE_COMPAT_PROTO, 0), attrBe32(NFTA_RULE_COMPAT_FLAGS, 0)], true),
     ]),
   ]);
 }

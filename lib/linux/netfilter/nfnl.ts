@@ -4,7 +4,7 @@
 import { NETLINK_NETFILTER, NlSocket, type RawMessage } from '../nl-socket.ts';
 import { nl } from '../netlink-error.ts';
 import { encodeNfgenmsg } from '../conntrack-codec.ts';
-import { findAttr } from '../nl-codec.ts';
+import { attrBe32, encodeAttrs, findAttr } from '../nl-codec.ts';
 
 export const NFNL_SUBSYS_NFTABLES = 10;
 
@@ -59,11 +59,5 @@ export function nftBatch(op: string, messages: readonly { msg: number; flags: nu
   });
 }
 
-/** The batch begin's NFNL_BATCH_GENID attribute (pure): a big-endian u32. */
-export function genidAttr(generation: number): Buffer {
-  const b = Buffer.alloc(8);
-  b.writeUInt16LE(8, 0);
-  b.writeUInt16LE(NFNL_BATCH_GENID, 2);
-  b.writeUInt32BE(generation >>> 0, 4);
-  return b;
-}
+/** The batch begin's NFNL_BATCH_GENID attribute (pure). */
+export const genidAttr = (generation: number): Buffer => encodeAttrs([attrBe32(NFNL_BATCH_GENID, generation)]);
