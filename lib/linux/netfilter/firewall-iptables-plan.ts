@@ -10,9 +10,8 @@
 // Rules are written exactly as iptables-save prints them, so "is it there" is a line compare.
 // The shared chains and the isolation rules stay after DEL, as in the reference: other pods
 // (of either implementation) may still use them.
-import { ipBytes } from '../../cni-spec/ip-bytes.ts';
 import type { SavedTable } from './iptables-save.ts';
-import type { FirewallTarget } from './firewall-spec.ts';
+import { addrBytesOf, type FirewallTarget } from './firewall-spec.ts';
 import type { NftKernelRule } from './nft-rule-dump.ts';
 import { chainHasRule, commentJumpExprs, podRuleAppends, podRulesEncodedAsOurs } from './iptables-nft-rules.ts';
 
@@ -112,7 +111,7 @@ export function planIptablesFirewallAppend(t: FirewallTarget, family: Family): s
  * mentions (another rule of that address) count too: the caller then reads the exact table.
  */
 export function chainNamesAddresses(rules: readonly NftKernelRule[], t: FirewallTarget, family: Family): boolean {
-  const mine = t.addrs.filter((a) => a.family === family).map((a) => ipBytes(a.ip)?.bytes);
+  const mine = addrBytesOf(t, family);
   const named = (r: NftKernelRule, b: Buffer) => r.elems.some((e) => e.includes(b)) && r.exprs.some((e) => 'value' in e && b.equals(e.value));
   // The bytes first: only a rule that holds the address anywhere is decoded to see whether a cmp compares it.
   return rules.some((r) => mine.some((b) => b !== undefined && named(r, b)));
@@ -131,7 +130,7 @@ export function planIptablesFirewallNetlinkAppend(
   chains: { readonly forward: readonly NftKernelRule[]; readonly fw: readonly NftKernelRule[] },
 ): ReturnType<typeof podRuleAppends> | undefined {
   if (t.ingressPolicy === 'same-bridge') return undefined;
-  const addrs = t.addrs.filter((a) => a.family === family).map((a) => ipBytes(a.ip)?.bytes);
+  const addrs = addrBytesOf(t, family);
   if (addrs.length === 0 || addrs.some((b) => b === undefined)) return undefined;
   if (chainNamesAddresses(chains.fw, t, family)) return undefined;
   if (!chainHasRule(chains.forward, commentJumpExprs(FW_COMMENT_TEXT, FW_CHAIN, false))) return undefined;

@@ -17,10 +17,9 @@
 import { nftInstanceHash, nftNetworkHash } from './names.ts';
 import type { NftRule } from './nft-json.ts';
 import { parseNftListing } from './nft-json.ts';
-import type { FirewallTarget } from './firewall-spec.ts';
+import { addrBytesOf, type FirewallTarget } from './firewall-spec.ts';
 import { VERDICT, type NftKernelRule } from './nft-rule-dump.ts';
 import type { SetElem } from './nft-set-elems.ts';
-import { ipBytes } from '../../cni-spec/ip-bytes.ts';
 
 type Family = 4 | 6;
 
@@ -122,12 +121,7 @@ export function firewallSetElems(t: FirewallTarget): { set: string; elems: SetEl
   const comment = firewallNftKey(t);
   return ([4, 6] as const).map((f) => ({
     set: SET[f],
-    elems: t.addrs
-      .filter((a) => a.family === f)
-      .flatMap((a) => {
-        const key = ipBytes(a.ip)?.bytes;
-        return key === undefined ? [] : [{ key, comment }];
-      }),
+    elems: addrBytesOf(t, f).flatMap((key) => (key === undefined ? [] : [{ key, comment }])),
   }));
 }
 

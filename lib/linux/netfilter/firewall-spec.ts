@@ -3,6 +3,7 @@
 // validated there and again (validateFirewallTarget) before it reaches a rule.
 import { CniError, ErrorCode } from '../../cni-spec/errors.ts';
 import { goQuote } from '../../cni-spec/go-json.ts';
+import { ipBytes } from '../../cni-spec/ip-bytes.ts';
 import { IPTABLES_CHAIN_RE, validateContainerIdToken, validateIfnameIdent, validateIfnameToken, validateNetworkToken } from './validate.ts';
 
 export type FirewallBackend = 'iptables' | 'nftables' | 'firewalld';
@@ -35,6 +36,10 @@ export interface FirewallTarget {
 export const FIREWALLD_ZONE_RE = /^[A-Za-z0-9_-]{1,17}$/;
 
 export const familiesOf = (t: FirewallTarget): (4 | 6)[] => ([4, 6] as const).filter((f) => t.addrs.some((a) => a.family === f));
+
+/** The target's addresses of `family` as the kernel compares them (network byte order); undefined for text that is no address. */
+export const addrBytesOf = (t: FirewallTarget, family: 4 | 6): (Buffer | undefined)[] =>
+  t.addrs.filter((a) => a.family === family).map((a) => ipBytes(a.ip)?.bytes);
 
 /** Defence in depth: loadConf checked all of this already, with field names. */
 export function validateFirewallTarget(t: FirewallTarget): void {
