@@ -17,7 +17,7 @@ import {
 import { familiesOf, type FirewallTarget } from './firewall-spec.ts';
 import { parseSavedTable, type SavedTable } from './iptables-save.ts';
 import { iptablesInNftables, iptablesTools, restore } from './masq-iptables.ts';
-import { dumpNftRules } from './nft-rule-dump.ts';
+import { dumpNftRules, type NftKernelRule } from './nft-rule-dump.ts';
 import { NFT_FAMILY } from './nft-attrs.ts';
 import { nftBatch, nftGeneration } from './nfnl.ts';
 import { settleAll } from './settle.ts';
@@ -45,57 +45,80 @@ export async function setupFirewallIptables(t: FirewallTarget): Promise<void> {
   const families = familiesOf(t);
   // Both families' tools before anything is written: a missing ip6tables must not leave v4 half done.
   families.forEach(iptablesTools);
-  if (await appendOverNetlink(t, families)) return;
+  const inNftables = families.filter(iptablesInNftables);
+  // Before the look: a change after it makes the kernel refuse the netlink batch.
+  const generation = inNftables.length === families.length ? await nftGeneration().catch(() => undefined) : undefined;
+  let looks = await lookAt(inNftables);
+  if (generation !== undefined) {
+    const appended = await appendOverNetlink(t, looks, generation);
+    if (appended === 'done') return;
+    // The ruleset changed since the look: what follows must not go by it.
+    if (appended === 'refused') looks = await lookAt(inNftables);
+  }
   await settleAll(
     families.map(async (f) => {
-      if (await appendUnread(f, t)) return;
+      if (await appendUnread(f, t, looks.get(f)?.fw)) return;
       await readPlanApply(f, (saved) => planIptablesFirewallSetup(saved, t, f));
     }),
   );
 }
 
-/**
- * The common ADD in one process instead of two (planIptablesFirewallAppend): where iptables is
- * iptables-nft, its rules can be looked at over nfnetlink in place of an iptables-save. False
- * when that does not apply (iptables-legacy, a rule already names the address) or the
- * transaction was refused (a shared rule is missing): the caller reads and plans.
- */
-async function appendUnread(family: Family, t: FirewallTarget): Promise<boolean> {
-  const text = planIptablesFirewallAppend(t, family);
-  if (text === undefined || !iptablesInNftables(family)) return false;
-  const rules = await dumpNftRules(NFT_FAMILY[family], 'filter', FW_CHAIN);
-  if (rules === 'unknown' || chainNamesAddresses(rules, t, family)) return false;
-  try {
-    await restore(family, text);
-    return true;
-  } catch {
-    return false;
+type Dump = NftKernelRule[] | 'unknown';
+
+/** A family's CNI-FORWARD and FORWARD as iptables-nft keeps them in nftables, looked at over nfnetlink. */
+interface Look {
+  readonly fw: Dump;
+  readonly forward: Dump;
+}
+
+/** The look of each family given (those whose iptables is iptables-nft), once for both ADD paths. */
+async function lookAt(families: readonly Family[]): Promise<Map<Family, Look>> {
+  const looks = new Map<Family, Look>();
+  for (const f of families) {
+    const fw = await dumpNftRules(NFT_FAMILY[f], 'filter', FW_CHAIN);
+    looks.set(f, { fw, forward: fw === 'unknown' ? 'unknown' : await dumpNftRules(NFT_FAMILY[f], 'filter', 'FORWARD') });
   }
+  return looks;
 }
 
 /**
  * The common ADD with no process: the pod's rules of every family appended over nfnetlink in
  * one transaction, where the node's iptables-nft is seen to write them the same way
  * (planIptablesFirewallNetlinkAppend). One transaction for both families because the ruleset's
- * generation is the netns's, not a family's: a batch per family would refuse the other. False,
- * for the per-family path, when that does not apply or the kernel refused (the ruleset changed
- * since the look).
+ * generation is the netns's, not a family's: a batch per family would refuse the other.
+ * 'unplanned' when that does not apply, 'refused' when the kernel refused the batch (the
+ * ruleset changed since the look); the caller then goes the per-family way.
  */
-async function appendOverNetlink(t: FirewallTarget, families: readonly Family[]): Promise<boolean> {
-  if (!families.every(iptablesInNftables)) return false;
-  // Before the look: a change after it makes the kernel refuse the batch.
-  const generation = await nftGeneration().catch(() => undefined);
-  if (generation === undefined) return false;
+async function appendOverNetlink(t: FirewallTarget, looks: ReadonlyMap<Family, Look>, generation: number): Promise<'done' | 'unplanned' | 'refused'> {
   const messages: NonNullable<ReturnType<typeof planIptablesFirewallNetlinkAppend>> = [];
-  for (const f of families) {
-    const fw = await dumpNftRules(NFT_FAMILY[f], 'filter', FW_CHAIN);
-    const forward = fw === 'unknown' ? 'unknown' : await dumpNftRules(NFT_FAMILY[f], 'filter', 'FORWARD');
-    const planned = fw === 'unknown' || forward === 'unknown' ? undefined : planIptablesFirewallNetlinkAppend(t, f, { forward, fw });
-    if (planned === undefined) return false;
+  for (const f of familiesOf(t)) {
+    const look = looks.get(f);
+    const planned =
+      look === undefined || look.fw === 'unknown' || look.forward === 'unknown'
+        ? undefined
+        : planIptablesFirewallNetlinkAppend(t, f, { forward: look.forward, fw: look.fw });
+    if (planned === undefined) return 'unplanned';
     messages.push(...planned);
   }
   try {
     await nftBatch('NFT_MSG_NEWRULE', messages, generation);
+    return 'done';
+  } catch {
+    return 'refused';
+  }
+}
+
+/**
+ * The common ADD in one process instead of two (planIptablesFirewallAppend): where iptables is
+ * iptables-nft, its rules are looked at over nfnetlink (`fw`) in place of an iptables-save.
+ * False when that does not apply (iptables-legacy, a rule already names the address) or the
+ * transaction was refused (a shared rule is missing): the caller reads and plans.
+ */
+async function appendUnread(family: Family, t: FirewallTarget, fw: Dump | undefined): Promise<boolean> {
+  const text = planIptablesFirewallAppend(t, family);
+  if (text === undefined || fw === undefined || fw === 'unknown' || chainNamesAddresses(fw, t, family)) return false;
+  try {
+    await restore(family, text);
     return true;
   } catch {
     return false;
