@@ -11,21 +11,9 @@ import {
 import type { FirewallTarget } from './firewall-spec.ts';
 import { parseSavedTable } from './iptables-save.ts';
 import { decodeRule } from './nft-rule-dump.ts';
+import { podTarget } from './fixtures/firewall-target.ts';
 
-const target = (o: Partial<FirewallTarget> = {}): FirewallTarget => ({
-  network: 'podnet',
-  containerId: 'c1',
-  ifname: 'eth0',
-  addrs: [
-    { family: 4, ip: '10.88.0.2' },
-    { family: 6, ip: 'fd00::2' },
-  ],
-  ingressPolicy: 'same-bridge',
-  bridge: 'cni0',
-  adminChain: 'CNI-ADMIN',
-  zone: 'trusted',
-  ...o,
-});
+const target = (o: Partial<FirewallTarget> = {}): FirewallTarget => podTarget({ ingressPolicy: 'same-bridge', bridge: 'cni0', ...o });
 
 // iptables-save -t filter after the Go firewall v1.1.1 ADD of this very target (ingressPolicy same-bridge).
 const GO_V4 = `*filter

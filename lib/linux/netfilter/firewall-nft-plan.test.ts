@@ -1,21 +1,10 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { firewallNftKey, firewallSetElems, isFirewallSkeleton, planNftFirewallSetup } from './firewall-nft-plan.ts';
-import type { FirewallTarget } from './firewall-spec.ts';
 import { decodeRule } from './nft-rule-dump.ts';
+import { podTarget } from './fixtures/firewall-target.ts';
 
-const target: FirewallTarget = {
-  network: 'podnet',
-  containerId: 'c1',
-  ifname: 'eth0',
-  addrs: [
-    { family: 4, ip: '10.88.0.2' },
-    { family: 6, ip: 'fd00::2' },
-  ],
-  ingressPolicy: 'open',
-  adminChain: 'CNI-ADMIN',
-  zone: 'trusted',
-};
+const target = podTarget();
 
 const fixture = JSON.parse(readFileSync(new URL('./fixtures/nft-rules.json', import.meta.url), 'utf8')) as { firewallSkeleton: { rules: string[] } };
 const skeleton = fixture.firewallSkeleton.rules.map((b64) => decodeRule(Buffer.from(b64, 'base64')));
