@@ -18,7 +18,7 @@
 // in host order.
 import { encodeNfgenmsg } from '../conntrack-codec.ts';
 import { attrBe32, attrBytes, attrNest, attrString, attrText, encodeAttrs, findAttr, type Attr } from '../nl-codec.ts';
-import { NLM_F_CREATE } from '../nl-request.ts';
+import { NLM_F_APPEND, NLM_F_CREATE } from '../nl-request.ts';
 import {
   NFT_MSG_NEWRULE,
   NFTA_CMP_DATA,
@@ -39,9 +39,6 @@ import { NFPROTO } from './nfnl.ts';
 import { VERDICT, type NftExpr, type NftKernelRule } from './nft-rule-dump.ts';
 
 type Family = 4 | 6;
-
-/** include/uapi/linux/netlink.h: add at the end of the chain (iptables -A). */
-export const NLM_F_APPEND = 0x800;
 
 // include/uapi/linux/netfilter/nf_tables.h
 const NFTA_RULE_COMPAT = 5;
@@ -81,12 +78,6 @@ const XT_CONNTRACK_STATE = 1;
 const STATE_RELATED_ESTABLISHED = (1 << 1) | (1 << 2);
 /** struct xt_comment_info: the comment, NUL-padded. */
 const COMMENT_INFO_LEN = 256;
-
-/** The name an expression was made with (expr's first child). */
-function exprName(e: Attr): string {
-  const name = Array.isArray(e.payload) ? (e.payload as readonly Attr[])[0]?.payload : undefined;
-  return Buffer.isBuffer(name) ? name.subarray(0, name.length - 1).toString() : '';
-}
 
 /** One expression: its name and its data (NFTA_LIST_ELEM). */
 const expr = (name: string, data: readonly Attr[], nested: boolean): Attr =>
@@ -189,20 +180,18 @@ export function encodeAppendRule(family: Family, chain: string, exprs: readonly 
 /** Each expression's bytes as the kernel dumps them (an NFTA_LIST_ELEM's payload). */
 const elemsOf = (exprs: readonly Attr[]): Buffer[] => exprs.map((e) => encodeAttrs([e]).subarray(4));
 
-/**
- * Whether a kernel rule is exactly these expressions. A counter matches any counter: its
- * values are the packets the rule has seen, not how it was written.
- */
-function sameRule(r: NftKernelRule, want: readonly Buffer[], wantNames: readonly string[]): boolean {
-  if (r.elems.length !== want.length) return false;
-  return r.elems.every((e, i) => (wantNames[i] === 'counter' ? attrText(findAttr(e, NFTA_EXPR_NAME)) === 'counter' : e.equals(want[i]!)));
-}
+const isCounter = (elem: Buffer): boolean => attrText(findAttr(elem, NFTA_EXPR_NAME)) === 'counter';
 
-/** Whether some rule of the chain has exactly the expressions `exprs` (in the kernel's dump encoding). */
+/**
+ * Whether some rule of the chain has exactly the expressions `exprs` (in the kernel's dump
+ * encoding). A counter matches any counter: its values are the packets the rule has seen, not
+ * how it was written.
+ */
 export function chainHasRule(rules: readonly NftKernelRule[], exprs: readonly Attr[]): boolean {
   const want = elemsOf(exprs);
-  const names = exprs.map(exprName);
-  return rules.some((r) => sameRule(r, want, names));
+  const counters = want.map(isCounter);
+  const same = (r: NftKernelRule) => r.elems.length === want.length && r.elems.every((e, i) => (counters[i] ? isCounter(e) : e.equals(want[i]!)));
+  return rules.some(same);
 }
 
 /** How many addresses of the chain are tried as the proof: any one pair is proof enough. */
@@ -218,8 +207,10 @@ export function podRulesEncodedAsOurs(rules: readonly NftKernelRule[], family: F
   const tried = new Set<string>();
   for (const r of rules) {
     const value = r.exprs.find((e): e is NftExpr & { value: Buffer } => 'value' in e && e.value.length === ADDR[family].len)?.value;
-    if (value === undefined || tried.has(value.toString('hex'))) continue;
-    tried.add(value.toString('hex'));
+    if (value === undefined) continue;
+    const hex = value.toString('hex');
+    if (tried.has(hex)) continue;
+    tried.add(hex);
     if (podRuleExprs(family, value, false).every((exprs) => chainHasRule(rules, exprs))) return true;
     if (tried.size >= CANDIDATES) return false;
   }
