@@ -59,7 +59,8 @@ export async function benchFirewall(o: SectionOptions): Promise<Row[]> {
           cleanEnv({ CNI_COMMAND: command, CNI_CONTAINERID: `fw${seq}`, CNI_NETNS: netns, CNI_IFNAME: 'eth0', CNI_PATH: '/nonexistent' });
         const input = conf(s, seq++);
         if (i === -2) {
-          for (let k = 0; k <= s.attached; k++) await agent.must(`${s.label} firewall ADD`, { cmd: s.bin, env: env('ADD'), input: conf(s, 60000 + k) });
+          // Each pod its own container id, as a runtime gives it (the nft elements are keyed by it).
+          for (let k = 0; k <= s.attached; k++, seq++) await agent.must(`${s.label} firewall ADD`, { cmd: s.bin, env: env('ADD'), input: conf(s, 60000 + k) });
           continue;
         }
         const add = await agent.must(`${s.label} firewall ADD`, { cmd: s.bin, env: env('ADD'), input });
