@@ -196,8 +196,7 @@ function buildStarter(answers: readonly { program: string; answer: string }[], o
  */
 function placeByCopy(from: string, to: string): void {
   const tmpCopy = `${to}.tmp`;
-  copyFileSync(from, tmpCopy);
-  chmodSync(tmpCopy, 0o755);
+  copyFileSync(from, tmpCopy); // with the mode of `from`, whatever the umask
   renameSync(tmpCopy, to);
   rmSync(from);
 }
