@@ -3,7 +3,8 @@
 // nfnetlink instead. These tests pin when that path is taken and that it changes nothing of
 // what ADD leaves: no rule twice, a missing shared rule put back, `forward` rewritten when it is
 // not ours. A logging wrapper of iptables-save (first on the plugin's PATH) counts the reads;
-// strace shows where an iptables ADD writes over nfnetlink and starts no process at all.
+// strace shows where an iptables ADD writes over nfnetlink and starts no process at all, and
+// that DEL, on either backend, finds and deletes the pod's rules or elements the same way.
 import t, { type Test } from 'tap';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
@@ -159,7 +160,45 @@ t.test('iptables: where the node is seen to write the rules as we do, ADD starts
   t.equal((await runFirewall(GO_BIN, 'CHECK', { ...r, id: 'unread-3' }, prevOf(3))).code, 0, "the Go plugin's CHECK of pod 3 passes");
   t.equal((await runFirewall(GO_BIN, 'DEL', { ...r, id: 'unread-3' }, prevOf(3))).code, 0, 'the Go plugin deletes pod 3');
   t.same(await firewallStateOf(r.node, ipsOf(3)), [], "the Go plugin's DEL left nothing of pod 3");
-  await delAll(t, r, [1, 2]);
+
+  const del = await runFirewall(traced.dir, 'DEL', { ...r, id: 'unread-2' }, prevOf(2));
+  t.equal(del.code, 0, `our DEL of the Go plugin's pod 2 succeeds ${del.stdout}${del.stderr.slice(0, 400)}`);
+  t.same(
+    traced.programs().filter((p) => /tables|nft/.test(basename(p))),
+    [],
+    'the DEL started no iptables, ip6tables or nft process',
+  );
+  t.same(await firewallStateOf(r.node, ipsOf(2)), [], 'nothing of pod 2 is left');
+  await podRulesOnce(t, r.node, 1, "pod 1's rules stay");
+  await delAll(t, r, [1]);
+});
+
+t.test("nftables: DEL deletes its elements over nfnetlink (no process), and no one else's", { skip }, async (t) => {
+  const r = await fwNode(t, 'nftables');
+  await add(t, r, 1);
+  await add(t, r, 2);
+  const traced = tracedFirewall(t);
+  const del = await runFirewall(traced.dir, 'DEL', { ...r, id: 'unread-1' }, prevOf(1));
+  t.equal(del.code, 0, `DEL of pod 1 succeeds ${del.stdout}${del.stderr.slice(0, 400)}`);
+  const programs = traced.programs();
+  t.ok(
+    programs.some((p) => basename(p) === 'firewall'),
+    `the trace saw the plugin start (${programs.join(', ')})`,
+  );
+  t.same(
+    programs.filter((p) => /tables|nft/.test(basename(p))),
+    [],
+    'no nft process',
+  );
+  t.same(await firewallStateOf(r.node, ipsOf(1)), [], 'nothing of pod 1 is left');
+  t.same(
+    await firewallStateOf(r.node, ipsOf(2)),
+    ipsOf(2).map((ip) => `nft element ${ip}`),
+    "pod 2's addresses stay in the sets",
+  );
+  t.equal((await runFirewall(traced.dir, 'DEL', { ...r, id: 'unread-1' }, prevOf(1))).code, 0, 'a second DEL of pod 1 succeeds: nothing to do');
+  await check(t, r, 2);
+  await delAll(t, r, [2]);
 });
 
 /** Rule handles of our `forward` chain, in order (a rewrite gives every rule a new one). */

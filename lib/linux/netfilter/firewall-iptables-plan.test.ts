@@ -5,12 +5,13 @@ import {
   checkIptablesFirewall,
   planIptablesFirewallAppend,
   planIptablesFirewallNetlinkAppend,
+  planIptablesFirewallNetlinkDelete,
   planIptablesFirewallSetup,
   planIptablesFirewallTeardown,
 } from './firewall-iptables-plan.ts';
 import type { FirewallTarget } from './firewall-spec.ts';
 import { parseSavedTable } from './iptables-save.ts';
-import { decodeRule } from './nft-rule-dump.ts';
+import { decodeRule, type NftKernelRule } from './nft-rule-dump.ts';
 import { podTarget } from './fixtures/firewall-target.ts';
 
 const target = (o: Partial<FirewallTarget> = {}): FirewallTarget => podTarget({ ingressPolicy: 'same-bridge', bridge: 'cni0', ...o });
@@ -172,4 +173,67 @@ t.test('the netlink append: only where the shared jumps are there and a pod pair
   t.equal(planIptablesFirewallNetlinkAppend(named, 4, chains('ip')), undefined, 'a rule names the address already');
   const onlyJumps = chains('ip').fw.filter((r) => !r.exprs.some((e) => e.name === 'cmp'));
   t.equal(planIptablesFirewallNetlinkAppend(open, 4, { ...chains('ip'), fw: onlyJumps }), undefined, 'no pod rules yet: nothing shows the encoding');
+});
+
+t.test("the netlink delete: the first rule that is exactly each of the pod's two, by handle; another form of them leaves it to iptables", async (t) => {
+  const fixture = JSON.parse(readFileSync(new URL('./fixtures/nft-rules.json', import.meta.url), 'utf8')) as {
+    firewallIptablesNft: { dumps: Record<'ip' | 'ip6', Record<'CNI-FORWARD', string[]>> };
+  };
+  // The chains as iptables-restore wrote them: the admin jump, then 10.88.0.2's rules (-d with
+  // conntrack, -s), then 10.88.0.3's; `nft -a list` showed IPv4 handles 5, 6 7, 10 11 and IPv6 5, 6 7, 8 9.
+  const fw = (fam: 'ip' | 'ip6') => fixture.firewallIptablesNft.dumps[fam]['CNI-FORWARD'].map((b) => decodeRule(Buffer.from(b, 'base64')));
+  const at = (...addrs: FirewallTarget['addrs']) => target({ ingressPolicy: 'open', addrs });
+  const handles = (plan: ReturnType<typeof planIptablesFirewallNetlinkDelete>) =>
+    plan?.map((m) => {
+      t.equal(m.msg, 8, 'NFT_MSG_DELRULE');
+      return m.payload.readBigUInt64BE(m.payload.length - 8);
+    });
+
+  t.same(handles(planIptablesFirewallNetlinkDelete(at({ family: 4, ip: '10.88.0.2' }), 4, fw('ip'))), [6n, 7n], "IPv4: 10.88.0.2's two rules");
+  t.same(handles(planIptablesFirewallNetlinkDelete(at({ family: 6, ip: 'fd00::3' }), 6, fw('ip6'))), [8n, 9n], "IPv6: fd00::3's two rules");
+  t.same(
+    handles(planIptablesFirewallNetlinkDelete(at({ family: 4, ip: '10.88.0.2' }, { family: 4, ip: '10.88.0.3' }), 4, fw('ip'))),
+    [6n, 7n, 10n, 11n],
+    'two addresses of the family: all four',
+  );
+  t.same(handles(planIptablesFirewallNetlinkDelete(at({ family: 4, ip: '10.88.0.9' }), 4, fw('ip'))), [], 'no rule names the address: nothing to delete');
+  t.same(handles(planIptablesFirewallNetlinkDelete(at({ family: 4, ip: '10.88.0.2' }), 4, [])), [], 'no chain: nothing to delete');
+  t.same(
+    handles(planIptablesFirewallNetlinkDelete(at({ family: 4, ip: '10.88.0.2' }, { family: 6, ip: 'fd00::2' }), 4, fw('ip'))),
+    [6n, 7n],
+    'only the family given',
+  );
+
+  const [, reply, out] = fw('ip');
+  const copy = (r: NftKernelRule, o: Partial<NftKernelRule>): NftKernelRule => ({
+    table: r.table,
+    chain: r.chain,
+    handle: r.handle,
+    elems: r.elems,
+    exprs: r.exprs,
+    ...o,
+  });
+  t.same(
+    handles(planIptablesFirewallNetlinkDelete(at({ family: 4, ip: '10.88.0.2' }), 4, [...fw('ip'), copy(out!, { handle: 12n })])),
+    [6n, 7n],
+    'a rule there twice: the first, as iptables -D deletes one',
+  );
+  t.same(
+    handles(planIptablesFirewallNetlinkDelete(at({ family: 4, ip: '10.88.0.2' }), 4, [copy(out!, { handle: 3n })])),
+    [3n],
+    'one rule of the pair left: that one',
+  );
+  // -d 10.88.0.2 -j ACCEPT, without the conntrack match: the address in a form that is not ours.
+  const noConntrack = copy(reply!, { handle: 4n, elems: reply!.elems.filter((e) => !e.includes(Buffer.from('conntrack'))) });
+  t.equal(
+    planIptablesFirewallNetlinkDelete(at({ family: 4, ip: '10.88.0.2' }), 4, [noConntrack, ...fw('ip')]),
+    undefined,
+    'a rule names the address in another form',
+  );
+  t.equal(
+    planIptablesFirewallNetlinkDelete(at({ family: 4, ip: '10.88.0.2' }), 4, [copy(reply!, { handle: undefined })]),
+    undefined,
+    'a rule without a handle',
+  );
+  t.equal(planIptablesFirewallNetlinkDelete(at({ family: 4, ip: 'no-address' }), 4, fw('ip')), undefined, 'text that is no address');
 });

@@ -13,7 +13,16 @@
 import type { SavedTable } from './iptables-save.ts';
 import { addrBytesOf, type FirewallTarget } from './firewall-spec.ts';
 import type { NftKernelRule } from './nft-rule-dump.ts';
-import { chainHasRule, commentJumpExprs, podRuleAppends, podRulesEncodedAsOurs } from './iptables-nft-rules.ts';
+import {
+  chainHasRule,
+  commentJumpExprs,
+  comparesValue,
+  podRuleAppends,
+  podRuleExprs,
+  podRulesEncodedAsOurs,
+  ruleDeletes,
+  ruleMatcher,
+} from './iptables-nft-rules.ts';
 
 type Family = 4 | 6;
 const HOST_BITS: Record<Family, number> = { 4: 32, 6: 128 };
@@ -112,9 +121,7 @@ export function planIptablesFirewallAppend(t: FirewallTarget, family: Family): s
  */
 export function chainNamesAddresses(rules: readonly NftKernelRule[], t: FirewallTarget, family: Family): boolean {
   const mine = addrBytesOf(t, family);
-  const named = (r: NftKernelRule, b: Buffer) => r.elems.some((e) => e.includes(b)) && r.exprs.some((e) => 'value' in e && b.equals(e.value));
-  // The bytes first: only a rule that holds the address anywhere is decoded to see whether a cmp compares it.
-  return rules.some((r) => mine.some((b) => b !== undefined && named(r, b)));
+  return rules.some((r) => mine.some((b) => b !== undefined && comparesValue(r, b)));
 }
 
 /**
@@ -137,6 +144,32 @@ export function planIptablesFirewallNetlinkAppend(
   if (!chainHasRule(chains.fw, commentJumpExprs(ADMIN_COMMENT_TEXT, t.adminChain, false))) return undefined;
   if (!podRulesEncodedAsOurs(chains.fw, family)) return undefined;
   return podRuleAppends(family, FW_CHAIN, addrs as Buffer[]);
+}
+
+/**
+ * DEL with no process at all (iptables-nft-rules.ts): given the kernel's rules of CNI-FORWARD,
+ * the batch that deletes by handle what `iptables -D` of each address's two rules deletes, the
+ * first rule that is exactly each of them (counters aside). Empty when no rule compares an
+ * address: nothing to delete. Undefined, and the caller runs iptables, when a rule compares one
+ * in any other form: the node's iptables may write the pod's rules another way, and only it can
+ * tell which rule `-D` would take. A rule that is exactly ours is the rule `-D` takes, whoever
+ * wrote it: the same bytes are the same rule to iptables.
+ */
+export function planIptablesFirewallNetlinkDelete(t: FirewallTarget, family: Family, fw: readonly NftKernelRule[]): ReturnType<typeof ruleDeletes> | undefined {
+  const handles: bigint[] = [];
+  for (const addr of addrBytesOf(t, family)) {
+    if (addr === undefined) return undefined;
+    const naming = fw.filter((r) => comparesValue(r, addr));
+    const ours = podRuleExprs(family, addr, false).map(ruleMatcher);
+    if (naming.some((r) => !ours.some((isOurs) => isOurs(r)))) return undefined;
+    for (const isOurs of ours) {
+      const first = naming.find(isOurs);
+      if (first === undefined) continue;
+      if (first.handle === undefined) return undefined;
+      handles.push(first.handle);
+    }
+  }
+  return ruleDeletes(family, FW_CHAIN, handles);
 }
 
 /** DEL without reading: both rules of every address (refused as a whole when one is missing). */

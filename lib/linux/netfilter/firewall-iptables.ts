@@ -2,7 +2,8 @@
 // place: a look over nfnetlink, then the pod's rules appended over nfnetlink where the node's
 // iptables is seen to write them the same way (iptables-nft-rules.ts), else one
 // iptables-restore. Otherwise one iptables-save of the filter table and at most one
-// iptables-restore. DEL first tries the blind delete (one process), then reads.
+// iptables-restore. DEL, on iptables-nft, finds the pod's rules over nfnetlink and deletes them
+// by handle, no process; otherwise it tries the blind delete (one process), then reads.
 import { runTool } from './exec.ts';
 import {
   chainNamesAddresses,
@@ -11,6 +12,7 @@ import {
   planIptablesFirewallAppend,
   planIptablesFirewallDelete,
   planIptablesFirewallNetlinkAppend,
+  planIptablesFirewallNetlinkDelete,
   planIptablesFirewallSetup,
   planIptablesFirewallTeardown,
 } from './firewall-iptables-plan.ts';
@@ -126,6 +128,7 @@ async function appendUnread(family: Family, t: FirewallTarget, fw: Dump | undefi
 }
 
 export async function teardownFirewallIptables(t: FirewallTarget, families: readonly Family[]): Promise<void> {
+  if (await deleteOverNetlink(t, families)) return;
   await settleAll(
     families.map(async (f) => {
       const blind = planIptablesFirewallDelete(t, f);
@@ -138,6 +141,33 @@ export async function teardownFirewallIptables(t: FirewallTarget, families: read
       await readPlanApply(f, (saved) => planIptablesFirewallTeardown(saved, t, f));
     }),
   );
+}
+
+/**
+ * The common DEL with no process: where every family's iptables is iptables-nft, the pod's rules
+ * found in CNI-FORWARD over nfnetlink and deleted by handle, both families in one transaction
+ * that the kernel refuses if the ruleset changed since the look (the generation, read first).
+ * False when that does not apply (iptables-legacy, a rule names an address in another form) or
+ * the batch was refused: the caller runs iptables.
+ */
+async function deleteOverNetlink(t: FirewallTarget, families: readonly Family[]): Promise<boolean> {
+  if (!families.every(iptablesInNftables)) return false;
+  const generation = await nftGeneration().catch(() => undefined);
+  if (generation === undefined) return false;
+  const messages: NonNullable<ReturnType<typeof planIptablesFirewallNetlinkDelete>> = [];
+  for (const f of families) {
+    const fw = await dumpNftRules(NFT_FAMILY[f], 'filter', FW_CHAIN);
+    const planned = fw === 'unknown' ? undefined : planIptablesFirewallNetlinkDelete(t, f, fw);
+    if (planned === undefined) return false;
+    messages.push(...planned);
+  }
+  if (messages.length === 0) return true;
+  try {
+    await nftBatch('NFT_MSG_DELRULE', messages, generation);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export async function checkFirewallIptables(t: FirewallTarget): Promise<void> {

@@ -1,6 +1,16 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
-import { firewallNftKey, firewallSetElems, isFirewallSkeleton, planNftFirewallSetup } from './firewall-nft-plan.ts';
+import {
+  firewallNftKey,
+  firewallSetElems,
+  gcPick,
+  isFirewallSkeleton,
+  pickSetElems,
+  planNftFirewallDelete,
+  planNftFirewallSetup,
+  teardownPick,
+  type FwNftState,
+} from './firewall-nft-plan.ts';
 import { decodeRule } from './nft-rule-dump.ts';
 import { podTarget } from './fixtures/firewall-target.ts';
 
@@ -37,4 +47,50 @@ t.test('with the skeleton in place, ADD writes just the elements of the full scr
     [1, 0],
     'a family without addresses adds nothing',
   );
+});
+
+t.test('DEL and GC choose the same elements from `nft -j` and from a dump over nfnetlink', async (t) => {
+  const mine = firewallNftKey(target);
+  const sibling = firewallNftKey({ ...target, containerId: 'c2' });
+  const elsewhere = firewallNftKey({ ...target, network: 'othernet' });
+  // One listing, as parseFirewallNft gives it and as dumpSetElems gives it.
+  const elems = [
+    { set: 'pods4', ip: '10.88.0.2', key: [10, 88, 0, 2], comment: mine },
+    { set: 'pods4', ip: '10.88.0.3', key: [10, 88, 0, 3], comment: sibling },
+    { set: 'pods4', ip: '10.89.0.2', key: [10, 89, 0, 2], comment: elsewhere },
+    { set: 'pods4', ip: '10.88.0.9', key: [10, 88, 0, 9], comment: undefined },
+    { set: 'pods6', ip: 'fd00::2', key: [0xfd, ...Array<number>(14).fill(0), 2], comment: mine },
+  ];
+  const state: FwNftState = { exists: true, chains: new Set(), rules: [], elems: elems.map((e) => ({ set: e.set, val: e.ip, comment: e.comment })) };
+  const dump = ['pods4', 'pods6'].map((set) => ({
+    set,
+    elems: elems.filter((e) => e.set === set).map((e) => ({ key: Buffer.from(e.key), ...(e.comment !== undefined && { comment: e.comment }) })),
+  }));
+  const chosen = (pick: (c: string | undefined) => boolean) => ({
+    script: planNftFirewallDelete(state, pick),
+    keys: pickSetElems(dump, pick).map((s) => ({ set: s.set, keys: s.keys.map((k) => Buffer.from(k).toString('hex')) })),
+  });
+
+  t.same(
+    chosen(teardownPick(mine)),
+    {
+      script: 'delete element inet cni_firewall pods4 { 10.88.0.2 }\ndelete element inet cni_firewall pods6 { fd00::2 }\n',
+      keys: [
+        { set: 'pods4', keys: ['0a580002'] },
+        { set: 'pods6', keys: ['fd000000000000000000000000000002'] },
+      ],
+    },
+    "DEL: this attachment's two addresses, nothing of another pod, network or anyone's element without a comment",
+  );
+
+  t.same(
+    chosen(gcPick('podnet', new Set([mine]))),
+    {
+      script: 'delete element inet cni_firewall pods4 { 10.88.0.3 }\n',
+      keys: [{ set: 'pods4', keys: ['0a580003'] }],
+    },
+    "GC: the network's elements of attachments no longer valid, not another network's",
+  );
+
+  t.same(chosen(teardownPick(firewallNftKey({ ...target, containerId: 'gone' }))), { script: undefined, keys: [] }, 'nothing of an attachment not there');
 });

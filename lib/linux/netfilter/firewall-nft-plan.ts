@@ -154,20 +154,34 @@ function hasBridgeRules(state: FwNftState | undefined, br: string): boolean {
   return chains.has('isolation_stage_1') && chains.has('isolation_stage_2');
 }
 
-function deleteElems(elems: readonly FwNftElem[]): string | undefined {
+/** Which elements a DEL or a GC removes, by their comment. */
+export type ElemPick = (comment: string | undefined) => boolean;
+
+/** DEL: this attachment's elements, found by their comment (no prevResult needed). */
+export const teardownPick =
+  (key: string): ElemPick =>
+  (comment) =>
+    comment === key;
+
+/** GC: this network's elements whose attachment is not among `validKeys`. */
+export function gcPick(network: string, validKeys: ReadonlySet<string>): ElemPick {
+  const prefix = `${nftNetworkHash(network)}-`;
+  return (comment) => comment?.startsWith(prefix) === true && !validKeys.has(comment);
+}
+
+/** The `nft -f` script that deletes the elements `pick` chooses of a listing; undefined for none. */
+export function planNftFirewallDelete(state: FwNftState, pick: ElemPick): string | undefined {
+  const elems = state.elems.filter((e) => pick(e.comment));
   if (elems.length === 0) return undefined;
   return `${elems.map((e) => `delete element ${T} ${e.set} { ${e.val} }`).join('\n')}\n`;
 }
 
-/** DEL: this attachment's elements, found by their comment (no prevResult needed). */
-export function planNftFirewallTeardown(state: FwNftState, key: string): string | undefined {
-  return deleteElems(state.elems.filter((e) => e.comment === key));
-}
+/** The firewall's sets, for a look at their elements over nfnetlink. */
+export const FW_SETS: readonly string[] = [SET[4], SET[6]];
 
-/** GC: this network's elements whose attachment is not among `validKeys`. */
-export function planNftFirewallGc(state: FwNftState, network: string, validKeys: ReadonlySet<string>): string | undefined {
-  const prefix = `${nftNetworkHash(network)}-`;
-  return deleteElems(state.elems.filter((e) => e.comment?.startsWith(prefix) === true && !validKeys.has(e.comment)));
+/** The keys `pick` chooses of each set's elements as the kernel dumps them (pure); only sets with some. */
+export function pickSetElems(sets: readonly { set: string; elems: readonly SetElem[] }[], pick: ElemPick): { set: string; keys: Uint8Array[] }[] {
+  return sets.map((s) => ({ set: s.set, keys: s.elems.filter((e) => pick(e.comment)).map((e) => e.key) })).filter((s) => s.keys.length > 0);
 }
 
 const jumpExpr = (target: string): string => JSON.stringify([{ jump: { target } }]);

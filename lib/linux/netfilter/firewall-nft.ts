@@ -1,22 +1,28 @@
 // The firewall nftables executor. ADD is one `nft -f -` (plus one read for same-bridge), or,
 // when `forward` (looked at over nfnetlink) shows the skeleton in place, the elements alone
-// added over nfnetlink, no process at all. DEL and GC read the table once and delete elements
-// in one transaction.
+// added over nfnetlink, no process at all. DEL and GC look at the sets' elements over nfnetlink
+// and delete theirs in one transaction, no process either; where nfnetlink cannot answer, or the
+// ruleset changed in between, they read the table with `nft` and delete in one `nft -f -`.
 import { requireTool, runTool, ToolError } from './exec.ts';
 import { applyNft } from './nft.ts';
+import { nftGeneration } from './nfnl.ts';
 import { dumpNftRules } from './nft-rule-dump.ts';
-import { addSetElems } from './nft-set-elems.ts';
+import { addSetElems, deleteSetElems, dumpSetElems, type SetElem } from './nft-set-elems.ts';
 import {
   checkNftFirewall,
   EMPTY_FW_STATE,
   FW_NFT_TABLE,
+  FW_SETS,
   firewallNftKey,
   firewallSetElems,
+  gcPick,
   isFirewallSkeleton,
   parseFirewallNft,
-  planNftFirewallGc,
+  pickSetElems,
+  planNftFirewallDelete,
   planNftFirewallSetup,
-  planNftFirewallTeardown,
+  teardownPick,
+  type ElemPick,
   type FwNftState,
 } from './firewall-nft-plan.ts';
 import type { FirewallTarget } from './firewall-spec.ts';
@@ -71,8 +77,7 @@ async function addElementsOnly(t: FirewallTarget): Promise<boolean> {
 }
 
 export function teardownFirewallNft(t: Pick<FirewallTarget, 'network' | 'ifname' | 'containerId'>): Promise<void> {
-  const key = firewallNftKey(t);
-  return readPlanApply((state) => planNftFirewallTeardown(state, key));
+  return deleteElems(teardownPick(firewallNftKey(t)));
 }
 
 export async function checkFirewallNft(t: FirewallTarget): Promise<void> {
@@ -81,5 +86,36 @@ export async function checkFirewallNft(t: FirewallTarget): Promise<void> {
 }
 
 export function gcFirewallNft(network: string, validKeys: ReadonlySet<string>): Promise<void> {
-  return readPlanApply((state) => planNftFirewallGc(state, network, validKeys));
+  return deleteElems(gcPick(network, validKeys));
+}
+
+/** DEL and GC: the elements `pick` chooses, over nfnetlink where it answers, else through `nft`. */
+async function deleteElems(pick: ElemPick): Promise<void> {
+  if (await deleteElemsOverNetlink(pick)) return;
+  await readPlanApply((state) => planNftFirewallDelete(state, pick));
+}
+
+/**
+ * The elements of both sets looked at over nfnetlink, and those `pick` chooses deleted in one
+ * transaction that the kernel refuses if the ruleset changed since the look (the generation,
+ * read first). No table or set: nothing to delete. False when nfnetlink cannot answer or the
+ * batch was refused: the caller reads with `nft`.
+ */
+async function deleteElemsOverNetlink(pick: ElemPick): Promise<boolean> {
+  const generation = await nftGeneration().catch(() => undefined);
+  if (generation === undefined) return false;
+  const sets: { set: string; elems: SetElem[] }[] = [];
+  for (const set of FW_SETS) {
+    const elems = await dumpSetElems('inet', FW_NFT_TABLE, set);
+    if (elems === 'unknown') return false;
+    if (elems !== 'absent') sets.push({ set, elems });
+  }
+  const doomed = pickSetElems(sets, pick);
+  if (doomed.length === 0) return true;
+  try {
+    await deleteSetElems('inet', FW_NFT_TABLE, doomed, generation);
+    return true;
+  } catch {
+    return false;
+  }
 }

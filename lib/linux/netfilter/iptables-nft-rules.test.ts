@@ -1,7 +1,7 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { decodeRule, type NftKernelRule } from './nft-rule-dump.ts';
-import { chainHasRule, commentJumpExprs, podRuleAppends, podRulesEncodedAsOurs } from './iptables-nft-rules.ts';
+import { chainHasRule, commentJumpExprs, encodeDeleteRule, podRuleAppends, podRulesEncodedAsOurs } from './iptables-nft-rules.ts';
 import { NFT_MSG_NEWRULE } from './nft-attrs.ts';
 
 interface Fixture {
@@ -77,4 +77,12 @@ t.test('counters do not matter; anything else that differs does', async (t) => {
   t.notOk(podRulesEncodedAsOurs(dropped, 4), '-j DROP is not our rule');
   const onlySource = rules.filter((r) => !r.exprs.some((e) => e.name === 'match'));
   t.notOk(podRulesEncodedAsOurs(onlySource, 4), 'one rule of the pair is not enough');
+});
+
+t.test('a rule is deleted by handle as `nft delete rule ip filter CNI-FORWARD handle 3` sends it (strace)', async (t) => {
+  // strace -xx of nft 1.0.6: nfgen_family=AF_INET; "filter\0" (nla_len 11, padded); "CNI-FORWARD\0"
+  // (nla_len 16); [nla_len 12, type 3 NFTA_RULE_HANDLE] 0000000000000003.
+  const nft = Buffer.from('02000000' + '0b000100' + '66696c746572' + '0000' + '10000200' + '434e492d464f525741524400' + '0c000300' + '0000000000000003', 'hex');
+  t.same(encodeDeleteRule(4, 'CNI-FORWARD', 3n), nft);
+  t.equal(encodeDeleteRule(6, 'CNI-FORWARD', 3n)[0], 10, 'ip6 is NFPROTO_IPV6');
 });

@@ -1,5 +1,6 @@
 // The firewall's iptables rules in the encoding iptables-nft keeps them in nftables, so the
-// common ADD can append a pod's two rules over nfnetlink instead of running iptables-restore.
+// common ADD can append a pod's two rules over nfnetlink instead of running iptables-restore,
+// and DEL can find them and delete them by handle instead of running `iptables -D`.
 //
 // Written only where the node's own iptables has been seen to write exactly this: the chain
 // must already hold both rules of another address that, address aside and counters zeroed,
@@ -20,6 +21,7 @@ import { encodeNfgenmsg } from '../conntrack-codec.ts';
 import { attrBe32, attrBytes, attrNest, attrString, attrText, encodeAttrs, findAttr, type Attr } from '../nl-codec.ts';
 import { NLM_F_APPEND, NLM_F_CREATE } from '../nl-request.ts';
 import {
+  NFT_MSG_DELRULE,
   NFT_MSG_NEWRULE,
   NFTA_CMP_DATA,
   NFTA_DATA_VALUE,
@@ -30,6 +32,7 @@ import {
   NFTA_LIST_ELEM,
   NFTA_RULE_CHAIN,
   NFTA_RULE_EXPRESSIONS,
+  NFTA_RULE_HANDLE,
   NFTA_RULE_TABLE,
   NFTA_VERDICT_CHAIN,
   NFTA_VERDICT_CODE,
@@ -183,16 +186,25 @@ const elemsOf = (exprs: readonly Attr[]): Buffer[] => exprs.map((e) => encodeAtt
 const isCounter = (elem: Buffer): boolean => attrText(findAttr(elem, NFTA_EXPR_NAME)) === 'counter';
 
 /**
- * Whether some rule of the chain has exactly the expressions `exprs` (in the kernel's dump
- * encoding). A counter matches any counter: its values are the packets the rule has seen, not
- * how it was written.
+ * Whether a rule has exactly the expressions `exprs` (in the kernel's dump encoding). A counter
+ * matches any counter: its values are the packets the rule has seen, not how it was written.
  */
-export function chainHasRule(rules: readonly NftKernelRule[], exprs: readonly Attr[]): boolean {
+export function ruleMatcher(exprs: readonly Attr[]): (r: NftKernelRule) => boolean {
   const want = elemsOf(exprs);
   const counters = want.map(isCounter);
-  const same = (r: NftKernelRule) => r.elems.length === want.length && r.elems.every((e, i) => (counters[i] ? isCounter(e) : e.equals(want[i]!)));
-  return rules.some(same);
+  return (r) => r.elems.length === want.length && r.elems.every((e, i) => (counters[i] ? isCounter(e) : e.equals(want[i]!)));
 }
+
+/** Whether some rule of the chain has exactly the expressions `exprs` (ruleMatcher). */
+export const chainHasRule = (rules: readonly NftKernelRule[], exprs: readonly Attr[]): boolean => rules.some(ruleMatcher(exprs));
+
+/**
+ * Whether the rule compares a value equal to `bytes` (iptables-nft writes `-s`/`-d` as a payload
+ * load and a cmp of the address). The bytes are looked for first: only a rule that holds them
+ * anywhere is decoded.
+ */
+export const comparesValue = (r: NftKernelRule, bytes: Buffer): boolean =>
+  r.elems.some((e) => e.includes(bytes)) && r.exprs.some((e) => 'value' in e && bytes.equals(e.value));
 
 /** How many addresses of the chain are tried as the proof: any one pair is proof enough. */
 const CANDIDATES = 4;
@@ -226,4 +238,23 @@ export function podRuleAppends(family: Family, chain: string, addrs: readonly Ui
       payload: encodeAppendRule(family, chain, exprs),
     })),
   );
+}
+
+/**
+ * The NFT_MSG_DELRULE payload (pure) that deletes rule `handle` of `chain` of family's filter
+ * table: what `nft delete rule ip filter CHAIN handle N` sends. The kernel deletes by handle
+ * alone; `iptables -D` sends the rule's expressions too, which the kernel then ignores.
+ */
+export function encodeDeleteRule(family: Family, chain: string, handle: bigint): Buffer {
+  const h = Buffer.alloc(8);
+  h.writeBigUInt64BE(handle);
+  return Buffer.concat([
+    encodeNfgenmsg(NFPROTO[NFT_FAMILY[family]]),
+    encodeAttrs([attrString(NFTA_RULE_TABLE, 'filter'), attrString(NFTA_RULE_CHAIN, chain), attrBytes(NFTA_RULE_HANDLE, h)]),
+  ]);
+}
+
+/** The batch messages that delete these rules of `chain` by handle (pure). */
+export function ruleDeletes(family: Family, chain: string, handles: readonly bigint[]): { msg: number; flags: number; payload: Buffer }[] {
+  return handles.map((h) => ({ msg: NFT_MSG_DELRULE, flags: 0, payload: encodeDeleteRule(family, chain, h) }));
 }

@@ -4,9 +4,11 @@
 
 export const NFT_MSG_NEWRULE = 6;
 export const NFT_MSG_GETRULE = 7;
+export const NFT_MSG_DELRULE = 8;
 
 export const NFTA_RULE_TABLE = 1;
 export const NFTA_RULE_CHAIN = 2;
+export const NFTA_RULE_HANDLE = 3;
 export const NFTA_RULE_EXPRESSIONS = 4;
 export const NFTA_LIST_ELEM = 1;
 export const NFTA_EXPR_NAME = 1;

@@ -43,6 +43,9 @@ t.test('iptables-nft rules: the address compared, the verdict', async (t) => {
     ['payload', 'cmp', 'match', 'counter', 'immediate'],
     '-d addr -m conntrack ... -j ACCEPT (conntrack as an xt match)',
   );
+  // In a fresh netns the chain is handle 1 and the two rules 2 and 3, as `nft -a list chain ip
+  // filter CNI-FORWARD` prints them after the same two commands.
+  t.same([src!.handle, dst!.handle], [2n, 3n], 'each rule with its handle (NFTA_RULE_HANDLE, 64 bits big endian)');
 });
 
 t.test('the firewall skeleton: jumps with their chains, lookups with their sets', async (t) => {
@@ -63,7 +66,7 @@ t.test('the firewall skeleton: jumps with their chains, lookups with their sets'
 });
 
 t.test('truncated or empty messages decode to what is there, without throwing', async (t) => {
-  t.same(decodeRule(Buffer.from([2, 0, 0, 0])), { table: '', chain: '', exprs: [], elems: [] });
+  t.same(decodeRule(Buffer.from([2, 0, 0, 0])), { table: '', chain: '', handle: undefined, exprs: [], elems: [] });
   const whole = Buffer.from(fixture['iptablesNft']!.rules[0]!, 'base64');
   t.doesNotThrow(() => decodeRule(whole.subarray(0, whole.length - 7)));
 });

@@ -17,6 +17,7 @@ import {
   NFTA_LIST_ELEM,
   NFTA_RULE_CHAIN,
   NFTA_RULE_EXPRESSIONS,
+  NFTA_RULE_HANDLE,
   NFTA_RULE_TABLE,
   NFTA_VERDICT_CHAIN,
   NFTA_VERDICT_CODE,
@@ -38,6 +39,8 @@ export type NftExpr =
 export interface NftKernelRule {
   readonly table: string;
   readonly chain: string;
+  /** what deletes it (NFTA_RULE_HANDLE); undefined if the kernel sent none */
+  readonly handle: bigint | undefined;
   readonly exprs: readonly NftExpr[];
   /** each expression as the kernel sent it (an NFTA_LIST_ELEM's payload), for byte compares */
   readonly elems: readonly Buffer[];
@@ -88,9 +91,11 @@ export function decodeRule(payload: Buffer): NftKernelRule {
           .map((a) => a.value);
   // Decoded on first use: a chain of many pods is mostly compared as bytes (elems).
   let exprs: NftExpr[] | undefined;
+  const handle = findAttr(attrs, NFTA_RULE_HANDLE);
   return {
     table: attrText(findAttr(attrs, NFTA_RULE_TABLE)),
     chain: attrText(findAttr(attrs, NFTA_RULE_CHAIN)),
+    handle: handle !== undefined && handle.length >= 8 ? handle.readBigUInt64BE(0) : undefined,
     get exprs() {
       return (exprs ??= elems.map(decodeExpr));
     },

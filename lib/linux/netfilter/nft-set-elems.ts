@@ -1,17 +1,22 @@
-// Adding elements to an nftables set over nfnetlink: the message `nft add element` sends, in
-// one batch (one transaction), without an nft process (~5 ms). Only for sets that exist: the
-// caller has seen them referenced by the rules of its table (firewall-nft.ts).
+// An nftables set's elements over nfnetlink: adding some, listing them, deleting some, with the
+// messages `nft add element`, `nft list set` and `nft delete element` send, each change in one
+// batch (one transaction), without an nft process (~5 ms). Only for sets that exist: the caller
+// has seen them referenced by the rules of its table (firewall-nft.ts).
 //
 // Each element is its key and, as `nft` stores a comment, a userdata TLV (libnftnl
 // NFTNL_UDATA_SET_ELEM_COMMENT: type 0, length, the text with its NUL), so `nft list` and our
 // readers of its JSON see the same comment either way.
-import { attrBytes, attrNest, attrString, encodeAttrs } from '../nl-codec.ts';
+import { attrBytes, attrNest, attrString, decodeAttrs, encodeAttrs, findAttr } from '../nl-codec.ts';
 import { encodeNfgenmsg } from '../conntrack-codec.ts';
+import { isNetlinkError } from '../netlink-error.ts';
 import { NLM_F_CREATE } from '../nl-request.ts';
+import { NLM_F_DUMP } from '../nl-socket.ts';
 import { NFTA_DATA_VALUE, NFTA_LIST_ELEM } from './nft-attrs.ts';
-import { NFPROTO, nftBatch, type NftFamily } from './nfnl.ts';
+import { NFPROTO, nftBatch, nftRequest, type NftFamily } from './nfnl.ts';
 
 const NFT_MSG_NEWSETELEM = 12;
+const NFT_MSG_GETSETELEM = 13;
+const NFT_MSG_DELSETELEM = 14;
 
 // include/uapi/linux/netfilter/nf_tables.h
 const NFTA_SET_ELEM_LIST_TABLE = 1;
@@ -35,11 +40,23 @@ function commentData(comment: string): Buffer {
   return Buffer.concat([Buffer.from([UDATA_SET_ELEM_COMMENT, text.length]), text]);
 }
 
+/** A comment's text from an element's userdata TLVs; undefined when it has none. */
+function commentOf(userdata: Buffer | undefined): string | undefined {
+  for (let off = 0; userdata !== undefined && off + 2 <= userdata.length; off += 2 + userdata[off + 1]!) {
+    if (userdata[off] !== UDATA_SET_ELEM_COMMENT) continue;
+    const text = userdata.subarray(off + 2, Math.min(off + 2 + userdata[off + 1]!, userdata.length));
+    const nul = text.indexOf(0);
+    return text.subarray(0, nul < 0 ? text.length : nul).toString('utf8');
+  }
+  return undefined;
+}
+
 /**
- * The NFT_MSG_NEWSETELEM payload (pure) that adds `elems` to `table`'s `set`, as `nft add
- * element` writes it (less the set id it adds for sets made in the same batch).
+ * The NFT_MSG_NEWSETELEM or NFT_MSG_DELSETELEM payload (pure) that names `elems` of `table`'s
+ * `set`: what `nft add element` writes (less the set id it adds for sets made in the same
+ * batch), and, with keys alone, what `nft delete element` writes.
  */
-export function encodeNewSetElems(family: NftFamily, table: string, set: string, elems: readonly SetElem[]): Buffer {
+export function encodeSetElems(family: NftFamily, table: string, set: string, elems: readonly SetElem[]): Buffer {
   const list = elems.map((e) =>
     attrNest(
       NFTA_LIST_ELEM,
@@ -64,6 +81,66 @@ export function encodeNewSetElems(family: NftFamily, table: string, set: string,
 export function addSetElems(family: NftFamily, table: string, sets: readonly { set: string; elems: readonly SetElem[] }[]): Promise<void> {
   const messages = sets
     .filter((s) => s.elems.length > 0)
-    .map((s) => ({ msg: NFT_MSG_NEWSETELEM, flags: NLM_F_CREATE, payload: encodeNewSetElems(family, table, s.set, s.elems) }));
+    .map((s) => ({ msg: NFT_MSG_NEWSETELEM, flags: NLM_F_CREATE, payload: encodeSetElems(family, table, s.set, s.elems) }));
   return messages.length === 0 ? Promise.resolve() : nftBatch('NFT_MSG_NEWSETELEM', messages);
+}
+
+/** The NFT_MSG_GETSETELEM dump request's payload (pure): nfgenmsg of the family, the table, the set. */
+export function encodeGetSetElems(family: NftFamily, table: string, set: string): Buffer {
+  return Buffer.concat([encodeNfgenmsg(NFPROTO[family]), encodeAttrs([attrString(NFTA_SET_ELEM_LIST_TABLE, table), attrString(NFTA_SET_ELEM_LIST_SET, set)])]);
+}
+
+/** The elements of one message of a GETSETELEM dump (its payload after the netlink header), decoded (pure). */
+export function decodeSetElems(payload: Buffer): SetElem[] {
+  const list = findAttr(payload.subarray(4), NFTA_SET_ELEM_LIST_ELEMENTS);
+  if (list === undefined) return [];
+  return decodeAttrs(list)
+    .filter((a) => a.type === NFTA_LIST_ELEM)
+    .flatMap((a) => {
+      const keyAttr = findAttr(a.value, NFTA_SET_ELEM_KEY);
+      const key = keyAttr && findAttr(keyAttr, NFTA_DATA_VALUE);
+      if (key === undefined) return [];
+      const comment = commentOf(findAttr(a.value, NFTA_SET_ELEM_USERDATA));
+      return [{ key: Buffer.from(key), ...(comment !== undefined && { comment }) }];
+    });
+}
+
+/**
+ * The set's elements, asked of the current netns's kernel. 'absent' when the kernel has no such
+ * table or set (ENOENT); 'unknown' when nfnetlink cannot be asked (nf_tables not loaded, no
+ * permission, another error): the caller then reads the slow way.
+ */
+export async function dumpSetElems(family: NftFamily, table: string, set: string): Promise<SetElem[] | 'absent' | 'unknown'> {
+  try {
+    const messages = await nftRequest('NFT_MSG_GETSETELEM', NFT_MSG_GETSETELEM, encodeGetSetElems(family, table, set), NLM_F_DUMP);
+    return messages.flatMap((m) => decodeSetElems(m.data));
+  } catch (err) {
+    return isNetlinkError(err, 'ENOENT') ? 'absent' : 'unknown';
+  }
+}
+
+/**
+ * Deletes the given keys of each set, all in one transaction; with `generation` (nftGeneration)
+ * the kernel refuses the whole batch (ERESTART) if the ruleset changed since. Throws a
+ * NetlinkError when the kernel refuses (an element already gone: ENOENT).
+ */
+export function deleteSetElems(
+  family: NftFamily,
+  table: string,
+  sets: readonly { set: string; keys: readonly Uint8Array[] }[],
+  generation?: number,
+): Promise<void> {
+  const messages = sets
+    .filter((s) => s.keys.length > 0)
+    .map((s) => ({
+      msg: NFT_MSG_DELSETELEM,
+      flags: 0,
+      payload: encodeSetElems(
+        family,
+        table,
+        s.set,
+        s.keys.map((key) => ({ key })),
+      ),
+    }));
+  return messages.length === 0 ? Promise.resolve() : nftBatch('NFT_MSG_DELSETELEM', messages, generation);
 }
