@@ -138,13 +138,13 @@ function tracedFirewall(t: Test): { dir: string; programs: () => string[] } {
   };
 }
 
-t.test('iptables: where the node is seen to write the rules as we do, ADD starts no process, and either DEL removes them', { skip: goSkip }, async (t) => {
-  const r = await fwNode(t, 'iptables');
-  await add(t, r, 1);
-  t.equal((await runFirewall(GO_BIN, 'ADD', { ...r, id: 'unread-2' }, prevOf(2))).code, 0, 'the Go plugin adds pod 2');
-  const traced = tracedFirewall(t);
-  const res = await runFirewall(traced.dir, 'ADD', { ...r, id: 'unread-3' }, prevOf(3));
-  t.equal(res.code, 0, `ADD of pod 3 succeeds ${res.stdout}${res.stderr.slice(0, 400)}`);
+/**
+ * `verb` of pod i through the traced plugin: it succeeds, the trace saw the plugin start (so an
+ * empty trace cannot pass), and no iptables, ip6tables or nft process started.
+ */
+async function runsNoTool(t: Test, traced: ReturnType<typeof tracedFirewall>, { r, verb, i }: { r: FwRun; verb: 'ADD' | 'DEL'; i: number }): Promise<void> {
+  const res = await runFirewall(traced.dir, verb, { ...r, id: `unread-${i}` }, prevOf(i));
+  t.equal(res.code, 0, `${verb} of pod ${i} succeeds ${res.stdout}${res.stderr.slice(0, 400)}`);
   const programs = traced.programs();
   t.ok(
     programs.some((p) => basename(p) === 'firewall'),
@@ -153,21 +153,24 @@ t.test('iptables: where the node is seen to write the rules as we do, ADD starts
   t.same(
     programs.filter((p) => /tables|nft/.test(basename(p))),
     [],
-    'no iptables, ip6tables or nft process',
+    `${verb} of pod ${i}: no iptables, ip6tables or nft process`,
   );
+}
+
+t.test('iptables: where the node is seen to write the rules as we do, ADD starts no process, and either DEL removes them', { skip: goSkip }, async (t) => {
+  const r = await fwNode(t, 'iptables');
+  await add(t, r, 1);
+  t.equal((await runFirewall(GO_BIN, 'ADD', { ...r, id: 'unread-2' }, prevOf(2))).code, 0, 'the Go plugin adds pod 2');
+  const traced = tracedFirewall(t);
+  await runsNoTool(t, traced, { r, verb: 'ADD', i: 3 });
   await podRulesOnce(t, r.node, 3, "pod 3's two rules, once each, as iptables prints its own");
   await check(t, r, 3);
   t.equal((await runFirewall(GO_BIN, 'CHECK', { ...r, id: 'unread-3' }, prevOf(3))).code, 0, "the Go plugin's CHECK of pod 3 passes");
   t.equal((await runFirewall(GO_BIN, 'DEL', { ...r, id: 'unread-3' }, prevOf(3))).code, 0, 'the Go plugin deletes pod 3');
   t.same(await firewallStateOf(r.node, ipsOf(3)), [], "the Go plugin's DEL left nothing of pod 3");
 
-  const del = await runFirewall(traced.dir, 'DEL', { ...r, id: 'unread-2' }, prevOf(2));
-  t.equal(del.code, 0, `our DEL of the Go plugin's pod 2 succeeds ${del.stdout}${del.stderr.slice(0, 400)}`);
-  t.same(
-    traced.programs().filter((p) => /tables|nft/.test(basename(p))),
-    [],
-    'the DEL started no iptables, ip6tables or nft process',
-  );
+  // Pod 2 is the Go plugin's: our DEL finds its rules too.
+  await runsNoTool(t, traced, { r, verb: 'DEL', i: 2 });
   t.same(await firewallStateOf(r.node, ipsOf(2)), [], 'nothing of pod 2 is left');
   await podRulesOnce(t, r.node, 1, "pod 1's rules stay");
   await delAll(t, r, [1]);
@@ -178,18 +181,7 @@ t.test("nftables: DEL deletes its elements over nfnetlink (no process), and no o
   await add(t, r, 1);
   await add(t, r, 2);
   const traced = tracedFirewall(t);
-  const del = await runFirewall(traced.dir, 'DEL', { ...r, id: 'unread-1' }, prevOf(1));
-  t.equal(del.code, 0, `DEL of pod 1 succeeds ${del.stdout}${del.stderr.slice(0, 400)}`);
-  const programs = traced.programs();
-  t.ok(
-    programs.some((p) => basename(p) === 'firewall'),
-    `the trace saw the plugin start (${programs.join(', ')})`,
-  );
-  t.same(
-    programs.filter((p) => /tables|nft/.test(basename(p))),
-    [],
-    'no nft process',
-  );
+  await runsNoTool(t, traced, { r, verb: 'DEL', i: 1 });
   t.same(await firewallStateOf(r.node, ipsOf(1)), [], 'nothing of pod 1 is left');
   t.same(
     await firewallStateOf(r.node, ipsOf(2)),
