@@ -21,7 +21,7 @@ import { parseSavedTable, type SavedTable } from './iptables-save.ts';
 import { iptablesInNftables, iptablesTools, restore } from './masq-iptables.ts';
 import { dumpNftRules, type NftKernelRule } from './nft-rule-dump.ts';
 import { NFT_FAMILY } from './nft-attrs.ts';
-import { nftBatch, nftGeneration } from './nfnl.ts';
+import { nftBatchIfUnchanged, nftGeneration } from './nfnl.ts';
 import { settleAll } from './settle.ts';
 
 type Family = 4 | 6;
@@ -102,12 +102,7 @@ async function appendOverNetlink(t: FirewallTarget, looks: ReadonlyMap<Family, L
     if (planned === undefined) return 'unplanned';
     messages.push(...planned);
   }
-  try {
-    await nftBatch('NFT_MSG_NEWRULE', messages, generation);
-    return 'done';
-  } catch {
-    return 'refused';
-  }
+  return (await nftBatchIfUnchanged('NFT_MSG_NEWRULE', messages, generation)) ? 'done' : 'refused';
 }
 
 /**
@@ -161,13 +156,7 @@ async function deleteOverNetlink(t: FirewallTarget, families: readonly Family[])
     if (planned === undefined) return false;
     messages.push(...planned);
   }
-  if (messages.length === 0) return true;
-  try {
-    await nftBatch('NFT_MSG_DELRULE', messages, generation);
-    return true;
-  } catch {
-    return false;
-  }
+  return messages.length === 0 || nftBatchIfUnchanged('NFT_MSG_DELRULE', messages, generation);
 }
 
 export async function checkFirewallIptables(t: FirewallTarget): Promise<void> {

@@ -5,9 +5,9 @@
 // ruleset changed in between, they read the table with `nft` and delete in one `nft -f -`.
 import { requireTool, runTool, ToolError } from './exec.ts';
 import { applyNft } from './nft.ts';
-import { nftGeneration } from './nfnl.ts';
+import { nftBatchIfUnchanged, nftGeneration } from './nfnl.ts';
 import { dumpNftRules } from './nft-rule-dump.ts';
-import { addSetElems, deleteSetElems, dumpSetElems, type SetElem } from './nft-set-elems.ts';
+import { addSetElems, dumpSetElems, setElemDeletes, type SetElem } from './nft-set-elems.ts';
 import {
   checkNftFirewall,
   EMPTY_FW_STATE,
@@ -110,12 +110,6 @@ async function deleteElemsOverNetlink(pick: ElemPick): Promise<boolean> {
     if (elems === 'unknown') return false;
     if (elems !== 'absent') sets.push({ set, elems });
   }
-  const doomed = pickSetElems(sets, pick);
-  if (doomed.length === 0) return true;
-  try {
-    await deleteSetElems('inet', FW_NFT_TABLE, doomed, generation);
-    return true;
-  } catch {
-    return false;
-  }
+  const messages = setElemDeletes('inet', FW_NFT_TABLE, pickSetElems(sets, pick));
+  return messages.length === 0 || nftBatchIfUnchanged('NFT_MSG_DELSETELEM', messages, generation);
 }

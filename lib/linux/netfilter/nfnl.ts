@@ -59,5 +59,23 @@ export function nftBatch(op: string, messages: readonly { msg: number; flags: nu
   });
 }
 
+/**
+ * nftBatch guarded by `generation`, for a write planned from a look over nfnetlink: true when
+ * the kernel applied it, false when it refused it (the ruleset changed since `generation`, or
+ * anything else it refuses). The caller then takes its slow way, which looks again.
+ */
+export async function nftBatchIfUnchanged(
+  op: string,
+  messages: readonly { msg: number; flags: number; payload: Uint8Array }[],
+  generation: number,
+): Promise<boolean> {
+  try {
+    await nftBatch(op, messages, generation);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The batch begin's NFNL_BATCH_GENID attribute (pure). */
 export const genidAttr = (generation: number): Buffer => encodeAttrs([attrBe32(NFNL_BATCH_GENID, generation)]);

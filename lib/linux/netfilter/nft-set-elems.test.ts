@@ -1,5 +1,5 @@
 import t from 'tap';
-import { decodeSetElems, encodeGetSetElems, encodeSetElems, MAX_COMMENT_BYTES } from './nft-set-elems.ts';
+import { decodeSetElems, encodeGetSetElems, encodeSetElems, MAX_COMMENT_BYTES, setElemDeletes } from './nft-set-elems.ts';
 
 t.test('NEWSETELEM payload is what `nft add element inet cni_firewall pods4 { 10.1.2.3 comment "abc" }` sends (strace)', async (t) => {
   // strace -xx of nft 1.0.6: nfgen_family=1 (inet); table "cni_firewall\0" (nla_len 17, padded);
@@ -51,6 +51,14 @@ t.test('DELSETELEM payload is what `nft delete element inet cni_firewall pods4 {
   // [nla_len 20, NLA_F_NESTED|3] 10000180 0c000180 08000100 0a580006: the key alone.
   const nft = Buffer.from('01000000' + TABLE_SET + '14000380' + '10000180' + '0c000180' + '08000100' + '0a580006', 'hex');
   t.same(encodeSetElems('inet', 'cni_firewall', 'pods4', [{ key: Buffer.from([10, 88, 0, 6]) }]), nft);
+  t.same(
+    setElemDeletes('inet', 'cni_firewall', [
+      { set: 'pods4', keys: [Buffer.from([10, 88, 0, 6])] },
+      { set: 'pods6', keys: [] },
+    ]),
+    [{ msg: 14, flags: 0, payload: nft }],
+    'one NFT_MSG_DELSETELEM (14) per set that has keys, flags as nft sends them (NLM_F_REQUEST alone)',
+  );
 });
 
 t.test('GETSETELEM dump request names the table and the set (nft sends the same two attributes, set first)', async (t) => {

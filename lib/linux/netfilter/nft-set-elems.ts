@@ -119,18 +119,13 @@ export async function dumpSetElems(family: NftFamily, table: string, set: string
   }
 }
 
-/**
- * Deletes the given keys of each set, all in one transaction; with `generation` (nftGeneration)
- * the kernel refuses the whole batch (ERESTART) if the ruleset changed since. Throws a
- * NetlinkError when the kernel refuses (an element already gone: ENOENT).
- */
-export function deleteSetElems(
+/** The batch messages that delete the given keys of each set (pure); none for a set without keys. */
+export function setElemDeletes(
   family: NftFamily,
   table: string,
   sets: readonly { set: string; keys: readonly Uint8Array[] }[],
-  generation?: number,
-): Promise<void> {
-  const messages = sets
+): { msg: number; flags: number; payload: Buffer }[] {
+  return sets
     .filter((s) => s.keys.length > 0)
     .map((s) => ({
       msg: NFT_MSG_DELSETELEM,
@@ -142,5 +137,4 @@ export function deleteSetElems(
         s.keys.map((key) => ({ key })),
       ),
     }));
-  return messages.length === 0 ? Promise.resolve() : nftBatch('NFT_MSG_DELSETELEM', messages, generation);
 }
