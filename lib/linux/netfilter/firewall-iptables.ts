@@ -49,7 +49,7 @@ export async function setupFirewallIptables(t: FirewallTarget): Promise<void> {
   families.forEach(iptablesTools);
   const inNftables = families.filter(iptablesInNftables);
   // Before the look: a change after it makes the kernel refuse the netlink batch.
-  const generation = inNftables.length === families.length ? await nftGeneration().catch(() => undefined) : undefined;
+  const generation = inNftables.length === families.length ? await nftGeneration() : undefined;
   let looks = await lookAt(inNftables);
   if (generation !== undefined) {
     const appended = await appendOverNetlink(t, looks, generation);
@@ -147,7 +147,7 @@ export async function teardownFirewallIptables(t: FirewallTarget, families: read
  */
 async function deleteOverNetlink(t: FirewallTarget, families: readonly Family[]): Promise<boolean> {
   if (!families.every(iptablesInNftables)) return false;
-  const generation = await nftGeneration().catch(() => undefined);
+  const generation = await nftGeneration();
   if (generation === undefined) return false;
   const messages: NonNullable<ReturnType<typeof planIptablesFirewallNetlinkDelete>> = [];
   for (const f of families) {

@@ -102,7 +102,7 @@ async function deleteElems(pick: ElemPick): Promise<void> {
  * batch was refused: the caller reads with `nft`.
  */
 async function deleteElemsOverNetlink(pick: ElemPick): Promise<boolean> {
-  const generation = await nftGeneration().catch(() => undefined);
+  const generation = await nftGeneration();
   if (generation === undefined) return false;
   const sets: { set: string; elems: SetElem[] }[] = [];
   for (const set of FW_SETS) {

@@ -30,13 +30,14 @@ const NFNL_BATCH_GENID = 1;
 
 /**
  * The ruleset's generation: the kernel counts every committed change. Read before looking at the
- * rules, and passed to nftBatch, it makes "look, then write" one transaction.
+ * rules, and passed to nftBatch, it makes "look, then write" one transaction. Undefined when
+ * nfnetlink cannot say (nf_tables not loaded, no permission, no generation in the answer): the
+ * caller then takes its slow way, as for a look that cannot be made.
  */
-export async function nftGeneration(): Promise<number> {
-  const [answer] = await nftRequest('NFT_MSG_GETGEN', NFT_MSG_GETGEN, encodeNfgenmsg(0));
+export async function nftGeneration(): Promise<number | undefined> {
+  const answer = (await nftRequest('NFT_MSG_GETGEN', NFT_MSG_GETGEN, encodeNfgenmsg(0)).catch(() => undefined))?.[0];
   const id = answer && findAttr(answer.data.subarray(4), NFTA_GEN_ID);
-  if (id === undefined || id.length < 4) throw new Error('NFT_MSG_GETGEN: no generation in the answer');
-  return id.readUInt32BE(0);
+  return id === undefined || id.length < 4 ? undefined : id.readUInt32BE(0);
 }
 
 /**
