@@ -11,12 +11,13 @@ import {
   lstatSync,
   mkdirSync,
   openSync,
+  readlinkSync,
   readSync,
   renameSync,
   unlinkSync,
   writeSync,
 } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, isAbsolute } from 'node:path';
 import { hexDigest } from '../lib/cni-spec/digest.ts';
 
 export class UnsafeDirError extends Error {}
@@ -29,18 +30,91 @@ export function errno(e: unknown): string | undefined {
   return (e as NodeJS.ErrnoException | undefined)?.code;
 }
 
-// Every ancestor must be safe too: whoever can rename a parent can swap the whole directory.
-// Sticky directories (like /tmp) are fine, since there only the owner may rename an entry.
-export function assertSafeDir(dir: string, uid: number): void {
-  for (let d = dir; ; d = dirname(d)) {
-    const st = lstatSync(d);
-    if (!st.isDirectory()) throw new UnsafeDirError(`${d} is not a directory`);
-    if (st.uid !== 0 && st.uid !== uid) throw new UnsafeDirError(`${d} is owned by uid ${st.uid}`);
+/** What the path check reads of an entry: lstat and readlink, injectable for tests without root. */
+export interface PathStat {
+  readonly uid: number;
+  readonly mode: number;
+  isDirectory(): boolean;
+  isSymbolicLink(): boolean;
+}
+export interface PathFs {
+  lstat(path: string): PathStat;
+  readlink(path: string): string;
+}
+const nodeFs: PathFs = { lstat: (p) => lstatSync(p), readlink: (p) => readlinkSync(p, 'utf8') };
+
+// The kernel's own limit (MAXSYMLINKS) on links followed in one lookup.
+const MAX_LINKS = 40;
+
+const isOwner = (uid: number, ours: number) => uid === 0 || uid === ours;
+
+/**
+ * Walks `dir` the way the kernel resolves it and returns its real path with every directory the
+ * lookup passed through, in order ('/' first). A symlink on the way (a /var/lib/cni moved to a
+ * data disk) is followed only when root or we own it; the directory holding it is among those
+ * passed, so who can replace the link is checked with the rest.
+ */
+export function walkPath(dir: string, uid: number, fs: PathFs = nodeFs): { real: string; passed: [string, PathStat][] } {
+  const pending = parts(absolute(dir));
+  const passed: [string, PathStat][] = [['/', fs.lstat('/')]];
+  let at = '/';
+  let links = 0;
+  for (let c = pending.pop(); c !== undefined; c = pending.pop()) {
+    if (c === '..') {
+      at = dirname(at);
+      continue;
+    }
+    const next = at === '/' ? `/${c}` : `${at}/${c}`;
+    const st = fs.lstat(next);
+    if (st.isSymbolicLink()) {
+      if (!isOwner(st.uid, uid)) throw new UnsafeDirError(`${next} is a symlink owned by uid ${st.uid}`);
+      if (++links > MAX_LINKS) throw new Error(`${dir}: too many levels of symbolic links`);
+      const target = fs.readlink(next);
+      if (target.startsWith('/')) at = '/';
+      pending.push(...parts(target));
+      continue;
+    }
+    if (!st.isDirectory()) throw new Error(`${next} is not a directory`);
+    passed.push([next, st]);
+    at = next;
+  }
+  return { real: at, passed };
+}
+
+// Not path.resolve: it drops `x/..` before x is looked up, where the kernel follows x first.
+const absolute = (path: string) => (isAbsolute(path) ? path : `${process.cwd()}/${path}`);
+
+// A path's components, last first (a stack to pop), without the empty and '.' ones.
+function parts(path: string): string[] {
+  return path
+    .split('/')
+    .filter((c) => c !== '' && c !== '.')
+    .reverse();
+}
+
+/**
+ * Throws unless every directory on the way to `dir` (symlinks resolved, see walkPath) is owned by
+ * root or by us and not writable by group or others: whoever can rename an entry on the way can
+ * swap the whole directory. A sticky one (like /tmp) is fine on the way, as there only an entry's
+ * owner may rename it, but not as `dir` itself (`leaf`: false for a parent about to get a
+ * directory of ours). Returns the real path.
+ */
+export function assertSafeDir(dir: string, uid: number, o: { leaf?: boolean; fs?: PathFs } = {}): string {
+  const { real, passed } = walkPath(dir, uid, o.fs);
+  for (const [d, st] of passed) {
+    if (!isOwner(st.uid, uid)) throw new UnsafeDirError(`${d} is owned by uid ${st.uid}`);
     const writableByOthers = (st.mode & 0o022) !== 0;
     const sticky = (st.mode & 0o1000) !== 0;
-    if (writableByOthers && !(sticky && d !== dir)) throw new UnsafeDirError(`${d} is writable by group or others`);
-    if (d === dirname(d)) return;
+    if (writableByOthers && !(sticky && (d !== real || o.leaf === false))) throw new UnsafeDirError(`${d} is writable by group or others`);
   }
+  return real;
+}
+
+/** The nearest of `dir` and its parents that exists (following symlinks), '/' at the latest. */
+export function existingAncestor(dir: string): string {
+  let d = absolute(dir);
+  while (!existsSync(d) && d !== dirname(d)) d = dirname(d);
+  return d;
 }
 
 // One mkdir per missing component (Node's recursive mkdir spins on ENOENT under /proc).

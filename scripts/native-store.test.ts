@@ -3,9 +3,9 @@
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import t, { type Test } from 'tap';
 import { bundledBuiltins } from './bundle.ts';
 import { TEMP_MAX_AGE_MS } from './native-store-sweep.ts';
@@ -104,6 +104,25 @@ t.test('natives are stored, and each is its own library', async (t) => {
   const r = runStore(dir, { load: BOTH });
   t.same(r.exports, EXPECTED, r.stderr);
   t.same(readdirSync(dir).sort(), BOTH.map(nativeFile));
+});
+
+t.test('a directory reached through a symlink: natives are stored in its target', async (t) => {
+  const dir = storeDir(t);
+  const link = join(dirname(dir), 'link');
+  symlinkSync('native', link);
+  const r = runStore(link, { load: BOTH });
+  t.same(r.exports, EXPECTED, r.stderr);
+  t.same(readdirSync(dir).sort(), BOTH.map(nativeFile));
+  t.equal(r.stderr, '', 'no refusal said');
+});
+
+t.test('a directory others may write is refused, said on stderr, and the natives load from unnamed files', async (t) => {
+  const dir = storeDir(t);
+  chmodSync(dir, 0o777);
+  const r = runStore(dir, { load: BOTH, cache: `host-local-${BUILD}-ADD-${NODE}.jscache` });
+  t.same(r.exports, EXPECTED, r.stderr);
+  t.match(r.stderr, `refusing to load native code from ${dir}: ${dir} is writable by group or others; trying the next place`);
+  t.same(readdirSync(dir), [], 'nothing written there, the cache neither');
 });
 
 t.test('a stored native of the right size but other bytes is replaced, not loaded', async (t) => {

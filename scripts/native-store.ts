@@ -4,13 +4,14 @@
 // this module) and the Bun binary (scripts/bun-natives.ts, its natives carried in its bundle).
 //
 // The plugins run as root, and a root process must never load code another user could have
-// replaced. So the directory (and every parent) must be owned by root or by us and not writable
-// by anyone else (scripts/native-store-fs.ts); a stored native is loaded only when it holds
+// replaced. So the directory (and every parent, symlinks on the way resolved and owned by root or
+// by us) must be owned by root or by us and not writable by anyone else, or the next place is
+// taken (scripts/native-store-fs.ts); a stored native is loaded only when it holds
 // exactly the embedded bytes, through the fd it was checked on (scripts/native-store-load.ts);
 // and a build that has just written its files removes other builds' (scripts/native-store-sweep.ts).
-import { closeSync, existsSync, lstatSync, mkdirSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, lstatSync, mkdirSync, readFileSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { assertSafeDir, errno, errorText, isOurs, mkdirAll, openVerified, UnsafeDirError, writeAtomic } from './native-store-fs.ts';
+import { assertSafeDir, errno, errorText, existingAncestor, isOurs, mkdirAll, openVerified, UnsafeDirError, writeAtomic } from './native-store-fs.ts';
 import { dlopenAnonymous, dlopenFd } from './native-store-load.ts';
 import { sweep, type OwnBuild } from './native-store-sweep.ts';
 
@@ -54,20 +55,31 @@ function stateDirsOf(env: NativeStoreOptions['env']): string[] {
   return dir ? [dir] : ['/var/lib/cni/.native', '/run/cni-ts/.native'];
 }
 
+function warn(line: string): void {
+  try {
+    writeSync(2, `${line}\n`);
+  } catch {
+    // no stderr: nobody to tell
+  }
+}
+
 export function createNativeStore(o: NativeStoreOptions): NativeStore {
   const stateDirs = stateDirsOf(o.env);
   const uid = process.geteuid?.() ?? 0;
   const own: OwnBuild = { natives: o.natives, build: o.build, node: process.version };
 
-  // Per directory: 'ok' (exists and safe), or the file-system error that kept us from making
-  // it. An existing directory that is not safe throws: that is someone's doing, and we refuse
-  // rather than look elsewhere.
-  const dirState = new Map<string, 'ok' | Error>();
-  function prepareDir(dir: string): 'ok' | Error {
+  // Per directory: its real path when it exists (or was made) and is safe, else why not. A
+  // refused directory passes to the next place like one that cannot be made: each place is
+  // checked as strictly, and the last (an unnamed file) cannot be anyone else's. The refusal is
+  // said on stderr, since it is someone's doing (stdout is the verb's result alone).
+  const dirState = new Map<string, string | Error>();
+  function prepareDir(dir: string): string | Error {
     let state = dirState.get(dir);
     if (state !== undefined) return state;
     try {
       if (!existsSync(dir)) {
+        // Make nothing on a path another user controls.
+        assertSafeDir(existingAncestor(dir), uid, { leaf: false });
         mkdirAll(dirname(dir), 0o755);
         try {
           mkdirSync(dir, { mode: 0o700 });
@@ -75,28 +87,21 @@ export function createNativeStore(o: NativeStoreOptions): NativeStore {
           if (errno(e) !== 'EEXIST') throw e;
         }
       }
-      state = 'ok';
+      state = assertSafeDir(dir, uid);
     } catch (e) {
       state = e instanceof Error ? e : new Error(String(e));
-    }
-    if (state === 'ok') {
-      try {
-        assertSafeDir(dir, uid);
-      } catch (e) {
-        throw new UnsafeDirError(`refusing to load native code from ${dir}: ${errorText(e)}`);
-      }
+      if (e instanceof UnsafeDirError) warn(`refusing to load native code from ${dir}: ${e.message}; trying the next place`);
     }
     dirState.set(dir, state);
     return state;
   }
 
-  // An existing safe directory, for reading only; never creates or refuses.
-  function readableDir(dir: string): boolean {
+  // An existing safe directory's real path, for reading only; never creates or refuses.
+  function readableDir(dir: string): string | undefined {
     try {
-      assertSafeDir(dir, uid);
-      return true;
+      return assertSafeDir(dir, uid);
     } catch {
-      return false;
+      return undefined;
     }
   }
 
@@ -134,12 +139,13 @@ export function createNativeStore(o: NativeStoreOptions): NativeStore {
     const reasons: string[] = [];
     let done = false;
     for (const dir of stateDirs) {
-      const state = prepareDir(dir);
-      if (state !== 'ok') {
-        reasons.push(`${dir}: ${state.message}`);
+      const real = prepareDir(dir);
+      if (typeof real !== 'string') {
+        reasons.push(`${dir}: ${real instanceof UnsafeDirError ? 'refused: ' : ''}${real.message}`);
         continue;
       }
-      const file = join(dir, `${name}-${n.sha.slice(0, 16)}.node`);
+      // The checked path, symlinks resolved: what was checked is what is used.
+      const file = join(real, `${name}-${n.sha.slice(0, 16)}.node`);
       let stored: { fd: number; written: boolean };
       try {
         stored = storedNative(name, n, file);
@@ -154,7 +160,7 @@ export function createNativeStore(o: NativeStoreOptions): NativeStore {
         reasons.push(errorText(e));
         continue;
       }
-      if (stored.written) sweepOnce(dir);
+      if (stored.written) sweepOnce(real);
       done = true;
       break;
     }
@@ -170,9 +176,10 @@ export function createNativeStore(o: NativeStoreOptions): NativeStore {
 
   function readCache(name: string): Buffer | undefined {
     for (const dir of stateDirs) {
-      const file = join(dir, name);
       try {
-        if (readableDir(dir) && isOurs(lstatSync(file), uid)) return readFileSync(file);
+        const real = readableDir(dir);
+        const file = real !== undefined ? join(real, name) : undefined;
+        if (file !== undefined && isOurs(lstatSync(file), uid)) return readFileSync(file);
       } catch {
         // not here
       }
@@ -183,13 +190,14 @@ export function createNativeStore(o: NativeStoreOptions): NativeStore {
   // The cache only ever goes to a safe directory; without one, every start compiles afresh.
   function writeCache(name: string, bytes: Uint8Array): void {
     for (const dir of stateDirs) {
+      const real = prepareDir(dir);
+      if (typeof real !== 'string') continue;
       try {
-        if (prepareDir(dir) !== 'ok') continue;
-        closeSync(writeAtomic(join(dir, name), bytes));
+        closeSync(writeAtomic(join(real, name), bytes));
       } catch {
         continue; // try the next one
       }
-      sweepOnce(dir);
+      sweepOnce(real);
       return;
     }
   }
