@@ -94,6 +94,7 @@ t.test("the folder named after the network: its *.conf files, in name order, aft
   const dir = confDir(t, {
     '10-a.conflist': list('net', 'bridge'),
     'net/20-tuning.conf': { type: 'tuning', name: 'ignored', cniVersion: '0.3.1' },
+    'net/.conf': { type: 'dotfile' },
     'net/10-portmap.conf': { type: 'portmap', capabilities: { portMappings: true } },
     'net/30-x.json': { type: 'not-a-conf' },
     'net/40-x.conflist': { type: 'not-a-conf-either' },
@@ -101,11 +102,15 @@ t.test("the folder named after the network: its *.conf files, in name order, aft
     '10-a/15-wrong-folder.conf': { type: 'named-after-the-file' },
   });
   const net = loadNetwork(dir, 'net');
-  t.same(types(net.list), ['bridge', 'portmap', 'tuning'], 'inlined first; .json, .conflist and folders in the folder are not read');
-  t.same(net.list.plugins[1], { type: 'portmap', capabilities: { portMappings: true } }, 'the file as written');
-  t.same(buildPluginConfig(net.list, net.list.plugins[2] ?? {}), { type: 'tuning', name: 'net', cniVersion: '1.0.0' }, "the list's name and version win");
+  t.same(types(net.list), ['bridge', 'dotfile', 'portmap', 'tuning'], 'inlined first; .json, .conflist and folders in the folder are not read');
+  t.same(net.list.plugins[2], { type: 'portmap', capabilities: { portMappings: true } }, 'the file as written');
+  t.same(buildPluginConfig(net.list, net.list.plugins[3] ?? {}), { type: 'tuning', name: 'net', cniVersion: '1.0.0' }, "the list's name and version win");
   t.same(JSON.parse(net.bytes.toString()), list('net', 'bridge'), 'the cached bytes are the list file alone, as libcni caches list.Bytes');
-  t.same(types(loadNetworkFile(join(dir, '10-a.conflist')).list), ['bridge', 'portmap', 'tuning'], 'a list file named directly gets the folder beside it');
+  t.same(
+    types(loadNetworkFile(join(dir, '10-a.conflist')).list),
+    ['bridge', 'dotfile', 'portmap', 'tuning'],
+    'a list file named directly gets the folder beside it',
+  );
 });
 
 t.test('a list without "plugins" takes them all from its folder; with none anywhere it is refused', async (t) => {

@@ -67,6 +67,12 @@ export function confFiles(dir: string, extensions: readonly string[]): string[] 
     .sort();
 }
 
+// Go's filepath.Ext: from the last dot on, so a file named just ".conf" counts (Node's extname says "").
+const goExt = (name: string): string => {
+  const dot = name.lastIndexOf('.');
+  return dot < 0 ? '' : name.slice(dot);
+};
+
 /**
  * libcni's ConfFiles as NetworkPluginConfsFromFiles uses it on a network's folder: no folder is
  * no plugins, but a folder that cannot be read is an error (the network would run short of
@@ -82,7 +88,7 @@ export function pluginConfFiles(dir: string): string[] {
     throw new ConfigListError(`failed to read plugin config files in ${dir}: ${(err as Error).message}`, { cause: err });
   }
   return entries
-    .filter((e) => !e.isDirectory() && PLUGIN_EXTENSIONS.includes(extname(e.name)))
+    .filter((e) => !e.isDirectory() && PLUGIN_EXTENSIONS.includes(goExt(e.name)))
     .map((e) => join(dir, e.name))
     .sort();
 }
