@@ -2,7 +2,7 @@
 // (and with which exit status, docs/cni-run.md#exit-status), a failed ADD undone, GC of the
 // attachments not listed as valid, STATUS, and the version line.
 import t, { type Test } from 'tap';
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cniRun, confDirWith } from './helpers/cni-run.ts';
 import { makeNetns, type TestNetns } from './helpers/netns.ts';
@@ -250,4 +250,60 @@ t.test("cnitool's CNI_ARGS and CAP_ARGS variables are honoured; the command line
   const bad = await n.cni(['add', 'net', other.path], { CNI_ARGS: 'IP' });
   t.equal(bad.code, 2, 'a malformed CNI_ARGS is a usage error');
   t.match(bad.stderr, /CNI_ARGS \(environment\): invalid CNI_ARGS pair "IP"/);
+});
+
+// libcni v1.3 (https://github.com/containernetworking/cni/blob/v1.3.0/libcni/conf.go, cni#928):
+// a list's plugins, then those of <conf dir>/<network name>/*.conf in name order, unless it sets
+// loadOnlyInlinedPlugins. tuning after bridge shows the order (it works on bridge's result).
+t.test("a network's plugins from its folder, in file-name order; loadOnlyInlinedPlugins ignores the folder", { skip: needsRoot }, async (t) => {
+  const tuningData = tempDir(t, 'cnits-tuning-');
+  const n = await node(t, (d) => ({
+    '10-folded.conflist': { cniVersion: '1.1.0', name: 'folded' },
+    '20-inlined.conflist': { ...bridgeList('inlined', d), loadOnlyInlinedPlugins: true },
+  }));
+  const bridge = bridgeList('folded', n.dataDir).plugins[0];
+  const folder = (network: string, files: Record<string, object>) => {
+    mkdirSync(join(n.confDir, network));
+    for (const [f, c] of Object.entries(files)) writeFileSync(join(n.confDir, network, f), JSON.stringify(c));
+  };
+  // Only *.conf is read: the .json would make ADD fail (no such plugin) if it were.
+  folder('folded', {
+    '20-tuning.conf': { type: 'tuning', mtu: 1400, dataDir: tuningData },
+    '10-bridge.conf': bridge as object,
+    '30-not-read.json': { type: 'no-such-plugin' },
+  });
+  folder('inlined', { '10-tuning.conf': { type: 'tuning', mtu: 1400, dataDir: tuningData }, '20-missing.conf': { type: 'no-such-plugin' } });
+  const eth0 = async (ns: string) => (await ipJson<{ mtu: number }[]>(ns, ['link', 'show', 'eth0']))[0]?.mtu;
+
+  const pod = await makeNetns(t, 'clipod');
+  const add = await n.cni(['add', 'folded', pod.path]);
+  t.equal(add.code, 0, add.stderr);
+  t.match(JSON.parse(add.stdout || '{}'), { ips: [{ address: /^10\.77\.0\.\d+\/24$/ }] }, 'bridge from the folder gave the pod its address');
+  t.equal(await eth0(pod.name), 1400, 'tuning from the folder ran after it');
+  const status = await n.cni(['status', 'folded']);
+  t.equal(status.stdout, 'network "folded" is ready (bridge, tuning answered STATUS)\n', status.stderr);
+  t.equal((await n.cni(['check', 'folded', pod.path])).code, 0);
+  const del = await n.cni(['del', 'folded', pod.path]);
+  t.equal(del.code, 0, del.stderr);
+  t.same(await nodeVeths(n.node), [], "the folder's bridge got DEL");
+  t.same(readdirSync(tuningData), [], "the folder's tuning got DEL (its saved file is gone)");
+
+  // The cache keeps the list file as written, with no plugins in it: a DEL after the list left
+  // the conf dir takes them from the folder again.
+  const again = await makeNetns(t, 'clipod');
+  t.equal((await n.cni(['add', 'folded', again.path])).code, 0);
+  rmSync(join(n.confDir, '10-folded.conflist'));
+  const cachedDel = await n.cni(['del', 'folded', again.path]);
+  t.equal(cachedDel.code, 0, cachedDel.stderr);
+  t.match(cachedDel.stderr, 'using the config its ADD cached');
+  t.same(await nodeVeths(n.node), [], 'bridge got DEL');
+  t.same(readdirSync(tuningData), [], 'tuning got DEL');
+
+  const other = await makeNetns(t, 'clipod');
+  const inlined = await n.cni(['add', 'inlined', other.path]);
+  t.equal(inlined.code, 0, inlined.stderr);
+  t.equal(await eth0(other.name), 1500, 'the folder of a loadOnlyInlinedPlugins list is not read');
+  t.equal((await n.cni(['del', 'inlined', other.path])).code, 0);
+  t.same(allocated(n.dataDir), []);
+  t.same(cached(n), []);
 });

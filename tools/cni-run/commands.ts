@@ -16,8 +16,8 @@ import {
   type RuntimeConf,
 } from '../libcni/api.ts';
 import { CacheError, cacheFile, cachedAttachment, cachedAttachments, deleteResult, loadCachedConfig, loadResult, saveResult } from '../libcni/cache.ts';
-import { loadNetwork, loadNetworkFile, NetworkNotFoundError, type LoadedNetwork } from '../libcni/conf-dir.ts';
-import { ConfigListError, parseConflist, type NetworkConfigList } from '../libcni/conflist.ts';
+import { listWithFolder, loadNetwork, loadNetworkFile, NetworkNotFoundError, type LoadedNetwork } from '../libcni/conf-dir.ts';
+import { ConfigListError, type NetworkConfigList } from '../libcni/conflist.ts';
 import { compareVersions } from '../../lib/cni-spec/index.ts';
 import { capabilityArgs, parseCniArgs, UsageError, type CapabilityFlags, type CapabilitySources } from './cap-flags.ts';
 
@@ -99,7 +99,9 @@ function networkOrCached(networkArg: string, o: AttachOptions, netns: string, sa
     const bytes = loadCachedConfig(o.cacheDir, networkArg, ids);
     if (bytes === undefined) throw err;
     say(`network "${networkArg}" is not in ${o.confDir}: using the config its ADD cached in ${cacheFile(o.cacheDir, networkArg, ids)}`);
-    return { list: parseConflist(bytes), bytes, file: cacheFile(o.cacheDir, networkArg, ids) };
+    // The cache keeps the list as written (libcni's list.Bytes); plugins it took from the
+    // network's folder are taken from that folder again, if it is still there.
+    return { list: listWithFolder(bytes, o.confDir), bytes, file: cacheFile(o.cacheDir, networkArg, ids) };
   }
 }
 

@@ -1,9 +1,10 @@
 // `cni-run validate PATH`: reads the file or the directory's files and reports on them
 // (validate.ts judges; this only does the reading and the printing).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { pluginConfFiles } from '../libcni/conf-dir.ts';
 import { capabilityArgs, type CapabilityFlags } from './cap-flags.ts';
-import { formatReport, summarize, validateFiles, type Report } from './validate.ts';
+import { formatReport, summarize, validateFiles, type PluginFolder, type Report } from './validate.ts';
 
 export interface ValidateCliOptions extends CapabilityFlags {
   readonly json?: boolean;
@@ -19,6 +20,16 @@ function read(path: string): { file: string; text: string }[] {
     .map((file) => ({ file, text: readFileSync(file, 'utf8') }));
 }
 
+/** The *.conf files libcni would append to network `network` of `listFile` (libcni v1.3). */
+function readPluginFolder(listFile: string, network: string): PluginFolder {
+  const folder = join(dirname(listFile), network);
+  try {
+    return { folder, files: pluginConfFiles(folder).map((file) => ({ file, text: readFileSync(file, 'utf8') })) };
+  } catch (err) {
+    return { folder, files: [], error: (err as Error).message };
+  }
+}
+
 export function runValidate(path: string, o: ValidateCliOptions): { text: string; valid: boolean } {
   const { args, sources } = capabilityArgs(o);
   let report: Report;
@@ -27,6 +38,7 @@ export function runValidate(path: string, o: ValidateCliOptions): { text: string
       capabilityArgs: args,
       capabilitySources: sources,
       ifname: o.ifname,
+      readPluginFolder,
       ...(o.args !== undefined && { cniArgs: o.args }),
     });
   } catch (err) {

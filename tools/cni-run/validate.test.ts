@@ -198,3 +198,29 @@ t.test('field problems read from the shapes of CNI errors the plugins throw', as
   t.same(fieldProblems(new CniError(7, 'oops')), [{ field: '', message: 'oops' }]);
   t.same(fieldProblems(new Error('boom')), [{ field: '', message: 'boom' }]);
 });
+
+t.test("a network's folder (libcni v1.3): its plugins are judged after the list's own, each finding naming its file", async (t) => {
+  const folder = (files: Record<string, unknown>) => (listFile: string, network: string) => ({
+    folder: `d/${network}`,
+    files: Object.entries(files).map(([f, c]) => ({ file: `d/${network}/${f}`, text: typeof c === 'string' ? c : text(c) })),
+    ...(listFile === 'd/10-net.conflist' ? {} : { error: 'unexpected list file' }),
+  });
+  const bridge = { type: 'bridge', ipam: { type: 'host-local', subnet: '10.1.0.0/24' } };
+  const withFolder = validateText('d/10-net.conflist', text({ name: 'net', cniVersion: '1.1.0', plugins: [bridge] }), {
+    readPluginFolder: folder({ '1-pm.conf': { type: 'portmap', markMasqBit: 40 }, '2-x.conf': { name: 'no type' } }),
+  });
+  t.match(errors(withFolder.findings), [{ file: 'd/net/2-x.conf', plugin: 2, field: 'type' }], 'a folder file that is no plugin config stops the checks');
+  const bad = validateText('d/10-net.conflist', text({ name: 'net', cniVersion: '1.1.0' }), {
+    readPluginFolder: folder({ '1-br.conf': bridge, '2-pm.conf': { type: 'portmap', markMasqBit: 40 } }),
+  });
+  t.match(errors(bad.findings), [{ file: 'd/net/2-pm.conf', plugin: 1, type: 'portmap', field: 'markMasqBit' }], "the folder's plugin by portmap's own loader");
+  t.match(formatFinding(errors(bad.findings)[0] as Finding), /^d\/net\/2-pm\.conf: plugins\[1\] \(portmap\): markMasqBit: error: /);
+  const none = validateText('d/10-net.conflist', text({ name: 'net', cniVersion: '1.1.0' }), { readPluginFolder: folder({}) });
+  t.match(errors(none.findings), [{ field: 'plugins', message: /needs at least one plugin \(none in "plugins" and no \*\.conf in d\/net\)/ }]);
+  const inlinedOnly = validateText('d/10-net.conflist', text({ name: 'net', cniVersion: '1.1.0', loadOnlyInlinedPlugins: true, plugins: [bridge] }), {
+    readPluginFolder: folder({ '1.conf': '{ not read' }),
+  });
+  t.same(errors(inlinedOnly.findings), [], 'loadOnlyInlinedPlugins: the folder is not read');
+  const bare = validateText('d/10-net.conflist', text({ name: 'net', cniVersion: '1.1.0', loadOnlyInlinedPlugins: 'true' }));
+  t.match(errors(bare.findings), [{ field: 'plugins', message: /with loadOnlyInlinedPlugins the list must hold its plugins/ }]);
+});

@@ -48,6 +48,18 @@ export interface ValidateOptions {
   /** CNI_ARGS as the command line would pass them */
   readonly cniArgs?: string;
   readonly ifname?: string;
+  /**
+   * The plugin configs of network `network`'s folder beside `listFile` (libcni v1.3 appends
+   * them to the list's own); without it, a list is judged on its inlined plugins alone.
+   */
+  readonly readPluginFolder?: (listFile: string, network: string) => PluginFolder;
+}
+
+/** A network's plugin folder as read from disk: its *.conf files in name order, or why it could not be read. */
+export interface PluginFolder {
+  readonly folder: string;
+  readonly files: readonly { file: string; text: string }[];
+  readonly error?: string;
 }
 
 const RESERVED = ['runtimeConfig', 'prevResult'];
@@ -128,33 +140,67 @@ function listVersion(raw: Record<string, unknown>, add: Add): string | undefined
   return candidates.reduce((a, b) => (compareVersions(a, b) >= 0 ? a : b));
 }
 
-function pluginObjects(raw: Record<string, unknown>, add: Add): Record<string, unknown>[] | undefined {
+function pluginObject(p: unknown, i: number, add: Add): Record<string, unknown> | undefined {
+  if (typeof p !== 'object' || p === null || Array.isArray(p)) {
+    add({ severity: 'error', plugin: i, field: '', message: 'a plugin config must be a JSON object' });
+    return undefined;
+  }
+  const type = (p as Record<string, unknown>)['type'];
+  if (typeof type !== 'string' || type === '') {
+    add({ severity: 'error', plugin: i, field: 'type', message: "missing: the plugin's executable name" });
+    return undefined;
+  }
+  if (type.includes('/') || type === '.' || type === '..') {
+    add({ severity: 'error', plugin: i, type, field: 'type', message: 'must be a file name on the plugin path, without "/"' });
+    return undefined;
+  }
+  return p as Record<string, unknown>;
+}
+
+/** The inlined plugins; [] when there is no `plugins` key and the folder may supply them. */
+function inlinedPlugins(raw: Record<string, unknown>, inlinedOnly: boolean, add: Add): Record<string, unknown>[] | undefined {
   const plugins = raw['plugins'];
   if (plugins === undefined) {
-    add({ severity: 'error', field: 'plugins', message: 'missing: a list needs at least one plugin' });
+    if (!inlinedOnly) return [];
+    add({ severity: 'error', field: 'plugins', message: 'missing: with loadOnlyInlinedPlugins the list must hold its plugins (libcni refuses it)' });
     return undefined;
   }
   if (!Array.isArray(plugins) || plugins.length === 0) {
     add({ severity: 'error', field: 'plugins', message: 'must be a non-empty array of plugin configs' });
     return undefined;
   }
+  const checked = plugins.map((p: unknown, i) => pluginObject(p, i, add));
+  const ok = checked.filter((p) => p !== undefined);
+  return ok.length === checked.length ? ok : undefined;
+}
+
+/** The plugins of the network's folder, numbered after the inlined ones; findings name each plugin's file. */
+function folderPlugins(folder: PluginFolder, first: number, findings: Finding[]): { plugins: Record<string, unknown>[]; adds: Add[] } | undefined {
+  if (folder.error !== undefined) {
+    findings.push({ severity: 'error', file: folder.folder, field: '', message: `cannot read the plugin configs of the network: ${folder.error}` });
+    return undefined;
+  }
+  const plugins: Record<string, unknown>[] = [];
+  const adds: Add[] = [];
   let ok = true;
-  plugins.forEach((p: unknown, i) => {
-    if (typeof p !== 'object' || p === null || Array.isArray(p)) {
-      add({ severity: 'error', plugin: i, field: '', message: 'a plugin config must be a JSON object' });
+  folder.files.forEach(({ file, text }, i) => {
+    const add: Add = (f) => findings.push({ ...f, file });
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch (err) {
+      add({ severity: 'error', plugin: first + i, field: '', message: `not JSON: ${(err as Error).message}` });
       ok = false;
       return;
     }
-    const type = (p as Record<string, unknown>)['type'];
-    if (typeof type !== 'string' || type === '') {
-      add({ severity: 'error', plugin: i, field: 'type', message: "missing: the plugin's executable name" });
-      ok = false;
-    } else if (type.includes('/') || type === '.' || type === '..') {
-      add({ severity: 'error', plugin: i, type, field: 'type', message: 'must be a file name on the plugin path, without "/"' });
-      ok = false;
+    const p = pluginObject(raw, first + i, add);
+    if (p === undefined) ok = false;
+    else {
+      plugins.push(p);
+      adds.push(add);
     }
   });
-  return ok ? (plugins as Record<string, unknown>[]) : undefined;
+  return ok ? { plugins, adds } : undefined;
 }
 
 function declaredCapabilities(plugin: Record<string, unknown>): string[] {
@@ -276,13 +322,31 @@ export function validateText(file: string, text: string, o: ValidateOptions = {}
   else network = name;
   const version = listVersion(obj, add);
   for (const key of ['disableCheck', 'disableGC', 'loadOnlyInlinedPlugins']) flag(obj, key, add);
-  const plugins = pluginObjects(obj, add);
-  if (plugins === undefined || version === undefined) return { file, ...(network !== undefined && { network }), findings };
+  const inlinedOnly = /^true$/i.test(String(obj['loadOnlyInlinedPlugins']));
+  const inlined = inlinedPlugins(obj, inlinedOnly, add);
+  const folder = !single && !inlinedOnly && network !== undefined ? o.readPluginFolder?.(file, network) : undefined;
+  const fromFolder = folder === undefined ? { plugins: [], adds: [] } : folderPlugins(folder, inlined?.length ?? 0, findings);
+  const result = { file, ...(network !== undefined && { network }), findings };
+  if (inlined === undefined || fromFolder === undefined || version === undefined) return result;
+  const plugins = [...inlined, ...fromFolder.plugins];
+  if (plugins.length === 0) {
+    const where = folder === undefined ? '' : ` (none in "plugins" and no *.conf in ${folder.folder})`;
+    add({ severity: 'error', field: 'plugins', message: `missing: a list needs at least one plugin${where}` });
+    return result;
+  }
   if (plugins.length > 1 && compareVersions(version, '0.3.0') < 0) {
     add({ severity: 'error', field: 'cniVersion', message: `${version} has no chaining: a list of several plugins needs 0.3.0 or later (prevResult)` });
   }
-  const list: NetworkConfigList = { name: network ?? 'invalid-name', cniVersion: version, disableCheck: false, disableGC: false, plugins };
-  plugins.forEach((_, i) => checkPlugin(list, i, o, add));
+  const list: NetworkConfigList = {
+    name: network ?? 'invalid-name',
+    cniVersion: version,
+    disableCheck: false,
+    disableGC: false,
+    loadOnlyInlinedPlugins: inlinedOnly,
+    plugins,
+  };
+  const addFor = (i: number): Add => (i < inlined.length ? add : (fromFolder.adds[i - inlined.length] as Add));
+  plugins.forEach((_, i) => checkPlugin(list, i, o, addFor(i)));
   const declared = new Set(plugins.flatMap(declaredCapabilities));
   for (const [cap, source] of Object.entries(o.capabilitySources ?? {})) {
     if (!declared.has(cap)) {
@@ -293,7 +357,7 @@ export function validateText(file: string, text: string, o: ValidateOptions = {}
       });
     }
   }
-  return { file, ...(network !== undefined && { network }), findings };
+  return result;
 }
 
 const isConfigFile = (file: string): boolean => [...LIST_EXTENSIONS, ...SINGLE_EXTENSIONS].includes(extname(file));

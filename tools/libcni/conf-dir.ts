@@ -4,13 +4,19 @@
 // the single-plugin *.conf and *.json files, up-converted to a list of one. A file that cannot
 // be parsed on the way stops the search, as in libcni: the network it would have found may
 // well be the broken one.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { extname, join } from 'node:path';
-import { ConfigListError, confListFromConf, parseConflist, type NetworkConfigList } from './conflist.ts';
+//
+// A list read from a file also gets the plugin configs of the folder named after its network
+// beside the file, `<dir>/<name>/*.conf`, after its own `plugins`, unless it sets
+// `loadOnlyInlinedPlugins` (libcni v1.3, https://github.com/containernetworking/cni/pull/1052).
+import { readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
+import { dirname, extname, join } from 'node:path';
+import { ConfigListError, confListFromConf, decodeConflist, pluginConf, requirePlugins, withPlugins, type NetworkConfigList } from './conflist.ts';
 
 export const DEFAULT_CONF_DIR = '/etc/cni/net.d';
 export const LIST_EXTENSIONS: readonly string[] = ['.conflist'];
 export const SINGLE_EXTENSIONS: readonly string[] = ['.conf', '.json'];
+/** the files of a network's plugin folder that libcni reads (NetworkPluginConfsFromFiles: .conf only) */
+export const PLUGIN_EXTENSIONS: readonly string[] = ['.conf'];
 
 export interface LoadedNetwork {
   readonly list: NetworkConfigList;
@@ -61,6 +67,60 @@ export function confFiles(dir: string, extensions: readonly string[]): string[] 
     .sort();
 }
 
+// Go's filepath.Ext: from the last dot on, so a file named just ".conf" counts (Node's extname says "").
+const goExt = (name: string): string => {
+  const dot = name.lastIndexOf('.');
+  return dot < 0 ? '' : name.slice(dot);
+};
+
+/**
+ * libcni's ConfFiles as NetworkPluginConfsFromFiles uses it on a network's folder: no folder is
+ * no plugins, but a folder that cannot be read is an error (the network would run short of
+ * plugins). Entries are judged by their own type, as Go's ReadDir gives it: a symlink to a
+ * directory is taken, and then fails to read, as in libcni. Sorted by name, as ReadDir sorts.
+ */
+export function pluginConfFiles(dir: string): string[] {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw new ConfigListError(`failed to read plugin config files in ${dir}: ${(err as Error).message}`, { cause: err });
+  }
+  return entries
+    .filter((e) => !e.isDirectory() && PLUGIN_EXTENSIONS.includes(goExt(e.name)))
+    .map((e) => join(dir, e.name))
+    .sort();
+}
+
+/** The plugin configs of `folder`, in file-name order; an error names the file. */
+export function folderPlugins(folder: string): Record<string, unknown>[] {
+  return pluginConfFiles(folder).map((file) => {
+    const bytes = readOrThrow(file);
+    return inFile(file, () => {
+      let raw: unknown;
+      try {
+        raw = JSON.parse(bytes.toString());
+      } catch (err) {
+        throw new ConfigListError(`error parsing configuration: ${(err as Error).message}`, { cause: err });
+      }
+      return pluginConf(raw);
+    });
+  });
+}
+
+/**
+ * libcni's NetworkConfFromFile on a list's bytes: its own plugins, then (unless
+ * `loadOnlyInlinedPlugins`) those of `<dir>/<name>/`; none at all is an error. `dir` is the
+ * directory the list file is in.
+ */
+export function listWithFolder(bytes: Buffer, dir: string): NetworkConfigList {
+  const list = decodeConflist(bytes);
+  if (list.loadOnlyInlinedPlugins) return requirePlugins(list);
+  const folder = join(dir, list.name);
+  return requirePlugins(withPlugins(list, folderPlugins(folder)), `: none in "plugins" and no *.conf in ${folder}`);
+}
+
 function isDirectory(dir: string): boolean {
   try {
     return statSync(dir).isDirectory();
@@ -78,7 +138,9 @@ const isList = (file: string): boolean => LIST_EXTENSIONS.includes(extname(file)
  */
 export function loadNetworkFile(file: string): LoadedNetwork {
   const bytes = readOrThrow(file);
-  return inFile(file, () => (isList(file) || holdsPlugins(bytes) ? { list: parseConflist(bytes), bytes, file } : { ...confListFromConf(bytes), file }));
+  return inFile(file, () =>
+    isList(file) || holdsPlugins(bytes) ? { list: listWithFolder(bytes, dirname(file)), bytes, file } : { ...confListFromConf(bytes), file },
+  );
 }
 
 function holdsPlugins(bytes: Buffer): boolean {
@@ -125,7 +187,8 @@ function inFile<T>(file: string, parse: () => T): T {
 export function loadNetwork(dir: string, name: string): LoadedNetwork {
   for (const file of confFiles(dir, LIST_EXTENSIONS)) {
     const bytes = readOrThrow(file);
-    const list = inFile(file, () => parseConflist(bytes));
+    // Like libcni, each list is loaded whole, folder included, before its name is compared.
+    const list = inFile(file, () => listWithFolder(bytes, dir));
     if (list.name === name) return { list, bytes, file };
   }
   for (const file of confFiles(dir, SINGLE_EXTENSIONS)) {

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { parseConflist } from './conflist.ts';
+import { decodeConflist, parseConflist } from './conflist.ts';
 import { buildPluginConfig } from './inject.ts';
 
 t.test('version selection takes the highest of cniVersion and cniVersions it implements', async (t) => {
@@ -31,6 +31,18 @@ t.test('structural errors', async (t) => {
   t.throws(() => parseConflist(JSON.stringify({ name: 'a b', plugins: [{ type: 'x' }] })), /invalid network name/);
   t.throws(() => parseConflist(JSON.stringify({ name: 'n', plugins: [] })), /no plugins/);
   t.throws(() => parseConflist(JSON.stringify({ name: 'n', plugins: [{}] })), /missing 'type'/);
+  t.throws(() => parseConflist(JSON.stringify({ name: 'n', plugins: [{ type: '' }] })), /missing 'type'/);
+  t.throws(() => parseConflist(JSON.stringify({ name: 'n', plugins: {} })), /invalid 'plugins' type/);
+});
+
+t.test('"plugins" may be left out for the folder to supply (libcni v1.3), unless loadOnlyInlinedPlugins', async (t) => {
+  const folded = decodeConflist(JSON.stringify({ name: 'n', cniVersion: '1.1.0' }));
+  t.same(folded.plugins, []);
+  t.equal(folded.loadOnlyInlinedPlugins, false);
+  t.throws(() => parseConflist(JSON.stringify({ name: 'n', cniVersion: '1.1.0' })), /no plugin configs found/, 'from bytes alone it cannot run');
+  t.throws(() => decodeConflist(JSON.stringify({ name: 'n', loadOnlyInlinedPlugins: true })), /`loadOnlyInlinedPlugins` is true, and no 'plugins' key/);
+  t.throws(() => decodeConflist(JSON.stringify({ name: 'n', loadOnlyInlinedPlugins: 'yes', plugins: [{ type: 'x' }] })), /invalid loadOnlyInlinedPlugins/);
+  t.equal(decodeConflist(JSON.stringify({ name: 'n', loadOnlyInlinedPlugins: 'True', plugins: [{ type: 'x' }] })).loadOnlyInlinedPlugins, true);
 });
 
 t.test('injection: name, version, prevResult, runtimeConfig from declared capabilities only', async (t) => {

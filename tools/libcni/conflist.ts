@@ -9,6 +9,8 @@ export interface NetworkConfigList {
   readonly cniVersion: string;
   readonly disableCheck: boolean;
   readonly disableGC: boolean;
+  /** only the `plugins` written in the list run, none from the folder named after the network (libcni v1.3) */
+  readonly loadOnlyInlinedPlugins: boolean;
   readonly plugins: readonly Record<string, unknown>[];
 }
 
@@ -76,25 +78,59 @@ export function confListFromConf(confBytes: Buffer | string): { list: NetworkCon
   return { list: parseConflist(bytes), bytes };
 }
 
-export function parseConflist(bytes: Buffer | string): NetworkConfigList {
+/**
+ * One plugin's configuration, inlined or from a file of the network's folder: libcni's
+ * NetworkPluginConfFromBytes wants a JSON object with a `type`, nothing more.
+ */
+export function pluginConf(raw: unknown): Record<string, unknown> {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ConfigListError('error parsing configuration: not a JSON object');
+  const type = (raw as Record<string, unknown>)['type'];
+  if (typeof type !== 'string' || type === '') throw new ConfigListError("error parsing configuration: missing 'type'");
+  return raw as Record<string, unknown>;
+}
+
+/**
+ * libcni's NetworkConfFromBytes: the list as written. Without a `plugins` key (allowed unless
+ * `loadOnlyInlinedPlugins`) its plugins are all to come from the network's folder, so the
+ * list may have none yet; a `plugins` key that is there must hold at least one.
+ */
+export function decodeConflist(bytes: Buffer | string): NetworkConfigList {
   const obj = decode(bytes, 'configuration list');
   const name = obj['name'];
   if (typeof name !== 'string' || name === '') throw new ConfigListError('error parsing configuration list: no name');
   if (!NAME_RE.test(name)) throw new ConfigListError(`invalid network name ${JSON.stringify(name)}`);
+  const loadOnlyInlinedPlugins = flag(obj, 'loadOnlyInlinedPlugins');
   const plugins = obj['plugins'];
-  if (!Array.isArray(plugins) || plugins.length === 0) {
-    throw new ConfigListError('error parsing configuration list: no plugins in list');
-  }
-  for (const p of plugins) {
-    if (typeof p !== 'object' || p === null || typeof (p as Record<string, unknown>)['type'] !== 'string') {
-      throw new ConfigListError("error parsing configuration: missing 'type'");
-    }
+  let inlined: Record<string, unknown>[] = [];
+  if (plugins === undefined) {
+    if (loadOnlyInlinedPlugins) throw new ConfigListError("error parsing configuration list: `loadOnlyInlinedPlugins` is true, and no 'plugins' key");
+  } else {
+    if (!Array.isArray(plugins)) throw new ConfigListError("error parsing configuration list: invalid 'plugins' type");
+    if (plugins.length === 0) throw new ConfigListError('error parsing configuration list: no plugins in list');
+    inlined = plugins.map(pluginConf);
   }
   return Object.freeze({
     name,
     cniVersion: selectVersion(obj),
     disableCheck: flag(obj, 'disableCheck'),
     disableGC: flag(obj, 'disableGC'),
-    plugins: plugins as Record<string, unknown>[],
+    loadOnlyInlinedPlugins,
+    plugins: inlined,
   });
+}
+
+/** The list with the plugins of its folder after its own, as libcni's NetworkConfFromFile appends them. */
+export function withPlugins(list: NetworkConfigList, more: readonly Record<string, unknown>[]): NetworkConfigList {
+  return Object.freeze({ ...list, plugins: [...list.plugins, ...more] });
+}
+
+/** A list that must be runnable from its bytes alone (no folder to add to it): at least one plugin. */
+export function parseConflist(bytes: Buffer | string): NetworkConfigList {
+  return requirePlugins(decodeConflist(bytes));
+}
+
+/** libcni's last word in NetworkConfFromFile: a network with no plugin at all cannot run. */
+export function requirePlugins(list: NetworkConfigList, where = ''): NetworkConfigList {
+  if (list.plugins.length === 0) throw new ConfigListError(`no plugin configs found${where}`);
+  return list;
 }
