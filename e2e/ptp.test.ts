@@ -1,9 +1,11 @@
 // ptp + host-local from dist/bin in a node netns: every spec version (ADD → state → CHECK → DEL
 // → nothing left → DEL again), dual-stack traffic the moment ADD returns (pod ↔ node, pod → pod,
 // masqueraded pod → remote), a failing ADD undone, GC and STATUS.
+import { readdirSync } from 'node:fs';
 import t from 'tap';
 import { gc, status } from './helpers/conflist.ts';
-import { ipFiles, leftovers, masqRulesOf, nodeVeths } from './helpers/node-state.ts';
+import { ipFiles, leftovers, link, masqRulesOf, nodeVeths } from './helpers/node-state.ts';
+import { tempDir } from './helpers/plugins.ts';
 import { PTP_NETWORK, PTP_V4, PTP_V6, ptpAttachment, ptpConflist, ptpPlugin } from './helpers/ptp.ts';
 import { ipJson, needsRoot, run } from './helpers/sh.ts';
 import { hasCheck, SPEC_VERSIONS } from './helpers/spec-versions.ts';
@@ -144,3 +146,43 @@ t.test('DEL after the netns is gone still removes the masquerade rules and the a
   await att.del();
   t.same(await leftovers({ node: node.name, dataDir, network: PTP_NETWORK }), nothingLeft, 'nothing left (the reference leaks the rules)');
 });
+
+t.test('an MTU the kernel refuses is code 7 before IPAM: nothing in the dataDir, and DEL succeeds', { skip: needsRoot }, async (t) => {
+  const { node } = await makeTopology(t);
+  const pod = await makePod(t);
+  for (const mtu of [10, 67]) {
+    // host-local's DEL makes the network's directory and lock, as the reference's does: one dataDir each
+    const dataDir = tempDir(t, 'cnits-ipam-');
+    const att = ptpAttachment(ptpConflist('1.0.0', ptpPlugin(dataDir, { mtu }, { v6: false })), { node, pod, id: `ptp-mtu${mtu}` });
+    await t.rejects(att.add(), { code: 7, message: new RegExp(`invalid MTU ${mtu}`) }, `mtu ${mtu}: code 7`);
+    // host-local writes last_reserved_ip.0 (and the lock) as it allocates: none of it may appear
+    t.same(readdirSync(dataDir), [], `mtu ${mtu}: the IPAM dataDir is still empty`);
+    t.same(await leftovers({ node: node.name, pod: pod.name, dataDir, network: PTP_NETWORK }), nothingLeft, `mtu ${mtu}: nothing left`);
+    // The runtime's DEL after the refused ADD must not fail on the same value, or the pod cannot go.
+    await t.resolves(att.del(), `mtu ${mtu}: DEL of the refused attachment succeeds`);
+  }
+  const ok = ptpAttachment(ptpConflist('1.0.0', ptpPlugin(tempDir(t, 'cnits-ipam-'), { mtu: 68 }, { v6: false })), { node, pod, id: 'ptp-mtu68' });
+  await ok.add();
+  t.equal((await link(pod.name, 'eth0'))?.mtu, 68, 'control: the least MTU a veth takes is accepted and set');
+  await ok.del();
+});
+
+for (const backend of ['iptables', 'nftables'] as const) {
+  t.test(`${backend}: DEL un-masquerades prevResult's addresses, not what the pod has put on its interface since`, { skip: needsRoot }, async (t) => {
+    const { node, dataDir } = await makeTopology(t);
+    const pod = await makePod(t);
+    const id = `ptp-moved-${backend}`;
+    const att = ptpAttachment(ptpConflist('1.0.0', ptpPlugin(dataDir, { ipMasqBackend: backend }, { v6: false })), { node, pod, id });
+    const r = await att.add();
+    const original = r.ips.map((i: { address: string }) => i.address) as string[];
+    t.not((await masqRulesOf(node.name, id, original)).length, 0, 'control: ADD masquerades the address it gave');
+    // A pod with NET_ADMIN swaps its address for another of the subnet (removed first: deleting a
+    // primary address takes the secondaries of its subnet with it).
+    const moved = '10.250.0.200/24';
+    for (const a of original) await run('ip', ['-n', pod.name, 'addr', 'del', a, 'dev', 'eth0']);
+    await run('ip', ['-n', pod.name, 'addr', 'add', moved, 'dev', 'eth0']);
+    await att.del();
+    t.same(await masqRulesOf(node.name, id, [...original, moved]), [], 'no masquerade rule of the pod is left');
+    t.same(await leftovers({ node: node.name, pod: pod.name, dataDir, network: PTP_NETWORK }), nothingLeft, 'nothing left');
+  });
+}

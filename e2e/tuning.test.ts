@@ -70,6 +70,9 @@ t.test('a bad config is refused before anything changes', { skip: needsRoot }, a
     [{ sysctl: { 'net.core.somaxconn': '600' }, mac: 'zz' }, /invalid args zz for MAC addr/],
     [{ mtu: -1 }, /invalid MTU -1/],
     [{ txQLen: -5 }, /invalid txQLen/],
+    // the kernel sets 1 and drops what follows the newline without an error
+    [{ sysctl: { 'net.core.somaxconn': '1\n2' } }, /invalid sysctl value "1\\n2" for net\.core\.somaxconn/],
+    [{ args: { cni: { sysctl: { 'net.core.somaxconn': '600\u0000' } } } }, /invalid sysctl value "600\\u0000"/],
   ];
   for (const [extra, msg] of cases) {
     const somaxconn = await sysctl(pod.name, 'net.core.somaxconn');

@@ -89,8 +89,9 @@ function typeCases(t: Target): Case[] {
   return out;
 }
 
+/** formatPath's inverse: `a.b[0]["net.core.x"]` → ['a', 'b', 0, 'net.core.x'] (a key with dots stays one). */
 function parsePath(s: string): Path {
-  return s.split(/\.|(?=\[)/).map((p) => (p === '[0]' ? 0 : p.replace(/^\["?|"?\]$/g, '')));
+  return [...s.matchAll(/\[(0|"(?:[^"\\]|\\.)*")\]|[^.[]+/g)].map((m) => (m[1] === undefined ? m[0] : m[1] === '0' ? 0 : (JSON.parse(m[1]) as string)));
 }
 
 function valueCases(t: Target): Case[] {

@@ -105,7 +105,7 @@ export const TARGETS: readonly Target[] = [
       'ipam.ranges[0][0].gateway': IPS,
       'runtimeConfig.mac': ['x', '01:02:03:04:05:06', '00:00:00:00:00:00:00', HUGE],
     },
-    badNumbers: { vlan: [-1, 4095, 2 ** 31], mtu: [-1, 65536, 2 ** 53], 'vlanTrunk[0].id': [0, 4095, -1] },
+    badNumbers: { vlan: [-1, 4095, 2 ** 31], mtu: [-1, 10, 67, 65536, 2 ** 53], 'vlanTrunk[0].id': [0, 4095, -1] },
   },
   {
     plugin: 'host-local',
@@ -270,7 +270,8 @@ export const TARGETS: readonly Target[] = [
       'ipam.ranges[0][0].subnet': CIDRS,
       'ipam.ranges[0][0].gateway': IPS,
     },
-    badNumbers: { mtu: [-1, 65536, 2 ** 53] },
+    // under 68 the kernel refuses the veth only after IPAM has allocated
+    badNumbers: { mtu: [-1, 10, 67, 65536, 2 ** 53] },
   },
   {
     plugin: 'tuning',
@@ -296,6 +297,8 @@ export const TARGETS: readonly Target[] = [
       // top-level mac is shadowed by runtimeConfig.mac in the base config (the later source wins)
       'runtimeConfig.mac': ['x', '01:02:03:04:05:06', HUGE],
       'args.cni.mac': ['x', HUGE],
+      // the kernel would set 1 and drop the rest without an error
+      'sysctl["net.ipv4.conf.IFNAME.arp_filter"]': ['1\n2', '1\u0000', '\u001b[1m'],
     },
     badNumbers: { mtu: [-1, 65536, 2 ** 53], txQLen: [-1, 2 ** 32, 2 ** 53] },
     prepare: prepareBridgeLike,

@@ -24,6 +24,7 @@ export { CheckError, validateContainerIface, validateIps, validateRoutes } from 
 export { planIfaceConfig, IfaceConfigError, type IfacePlan, type PlannedRoute } from './iface-plan.ts';
 // Pure helpers on addresses.
 export { formatMac, isUnicastMac, parseMac } from './mac.ts';
+export { ETH_MAX_MTU, ETH_MIN_MTU, ethMtuProblem } from './mtu.ts';
 // Netfilter state owned by the bridge plugin: ipMasq and the MAC spoof check.
 export * from './netfilter/index.ts';
 // Traffic control (bandwidth): tbf/ingress qdiscs, u32+mirred redirect, ifb (our codec: tc/).

@@ -155,8 +155,9 @@ t.test('what the kernel would refuse is refused before anything is touched', asy
     'bridge',
     'VLAN gateway interface name "br012345678.1000" is too long',
   );
-  refuses(t, { mtu: -1 }, 'mtu', 'invalid MTU -1');
-  refuses(t, { mtu: 70000 }, 'mtu', 'invalid MTU 70000');
+  // a veth or bridge takes 68 to 65535; 0 is the kernel's default
+  for (const mtu of [-1, 1, 10, 67, 65536, 70000]) refuses(t, { mtu }, 'mtu', `invalid MTU ${mtu} (must be 0 for the default, or between 68 and 65535)`);
+  for (const mtu of [0, 68, 1500, 65535]) t.doesNotThrow(() => add({ mtu }), `mtu ${mtu} is accepted`);
   refuses(t, { runtimeConfig: { mac: 'nope' } }, 'runtimeConfig.mac', 'invalid MAC address "nope"');
   refuses(t, { args: { cni: { mac: '01:00:5e:00:00:01' } } }, 'args.cni.mac', /not a unicast address/);
   refuses(t, {}, 'CNI_ARGS MAC', /invalid MAC address/, 'MAC=12345');
@@ -166,13 +167,14 @@ t.test('several problems are all listed', async (t) => {
   t.throws(() => add({ vlan: 5000, ipMasqBackend: 'x', mtu: -2 }), {
     code: 7,
     msg: 'invalid VLAN ID 5000 (must be between 0 and 4094)',
-    details: 'vlan: invalid VLAN ID 5000 (must be between 0 and 4094); mtu: invalid MTU -2; ipMasqBackend: unknown ipmasq backend "x"',
+    details:
+      'vlan: invalid VLAN ID 5000 (must be between 0 and 4094); ipMasqBackend: unknown ipmasq backend "x"; mtu: invalid MTU -2 (must be 0 for the default, or between 68 and 65535)',
   });
 });
 
 t.test('DEL/CHECK still load what ADD would refuse, so they can clean up', async (t) => {
   const c = loadConf(
-    req({ hairpinMode: true, promiscMode: true, runtimeConfig: { mac: 'bad' }, ipam: { type: 'host-local' }, disableContainerInterface: true }),
+    req({ hairpinMode: true, promiscMode: true, runtimeConfig: { mac: 'bad' }, ipam: { type: 'host-local' }, disableContainerInterface: true, mtu: 10 }),
   );
   t.equal(c.hairpinMode, true);
   t.notOk('mac' in c);

@@ -13,6 +13,7 @@ import {
   type CniRequest,
   type DNS,
 } from '../../lib/cni-spec/index.ts';
+import { ethMtuProblem } from '../../lib/linux/mtu.ts';
 import { pickMac } from './mac.ts';
 import { collectVlanTrunk, planPortVlans, type PortVlanPlan, type Problem } from './vlan-plan.ts';
 
@@ -49,7 +50,6 @@ export interface BridgeConf {
 }
 
 const DEFAULT_BRIDGE = 'cni0';
-const MTU_MAX = 65535;
 
 function buildSchema() {
   const bool = z.optional(z.boolean());
@@ -111,7 +111,6 @@ function parseConf(req: CniRequest, o: LoadOptions): BridgeConf {
   const trunk = collectVlanTrunk(raw.vlanTrunk ?? []);
   if ('msg' in trunk) problems.push(trunk);
   const vlanTrunk = 'vids' in trunk ? trunk.vids : [];
-  if (raw.mtu !== undefined && (raw.mtu < 0 || raw.mtu > MTU_MAX)) problems.push({ field: 'mtu', msg: `invalid MTU ${raw.mtu}` });
   const backend = raw.ipMasqBackend;
   if (backend !== undefined && backend !== 'iptables' && backend !== 'nftables') {
     problems.push({ field: 'ipMasqBackend', msg: `unknown ipmasq backend ${JSON.stringify(backend)}` });
@@ -125,6 +124,9 @@ function parseConf(req: CniRequest, o: LoadOptions): BridgeConf {
   const { MAC: cniArgsMac } = parseCniArgs(req.args, ['MAC']);
   const mac = pickMac({ runtimeConfig: raw.runtimeConfig?.mac, argsCni: raw.args?.cni?.mac, cniArgs: cniArgsMac });
   if (o.forAdd) {
+    // The kernel refuses it only when a link is made; DEL ignores the MTU, so it can clean up.
+    const mtuProblem = raw.mtu !== undefined ? ethMtuProblem(raw.mtu) : undefined;
+    if (mtuProblem) problems.push({ field: 'mtu', msg: mtuProblem });
     if ('msg' in mac) problems.push(mac);
     if (raw.hairpinMode && raw.promiscMode) {
       problems.push({ field: 'hairpinMode', msg: 'cannot set hairpin mode and promiscuous mode at the same time' });

@@ -22,7 +22,7 @@ import { configureHostSide, enableForwarding, skipHostDad } from './host-side.ts
 import { planAddrs } from './route-plan.ts';
 
 export async function cmdAdd(req: CniRequest): Promise<Result> {
-  const conf = loadConf(req);
+  const conf = loadConf(req, { forAdd: true });
   const masq = conf.ipMasq ? resolveMasqBackend(conf.ipMasqBackend) : undefined;
   const pod = openContainerNetns(req);
   const host = Netns.host();

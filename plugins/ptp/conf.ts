@@ -2,6 +2,7 @@
 // ipMasqBackend as bridge reads it), validated before anything touches the host.
 import * as z from 'zod/mini';
 import { cleanDNS, CniError, ErrorCode, namedSchema, parseWithSchema, timed, type CniRequest, type DNS } from '../../lib/cni-spec/index.ts';
+import { ethMtuProblem } from '../../lib/linux/mtu.ts';
 
 export interface PtpConf {
   readonly network: string;
@@ -13,8 +14,6 @@ export interface PtpConf {
   /** `dns` with at least one field set: it replaces the IPAM's DNS in the result */
   readonly dns?: DNS;
 }
-
-const MTU_MAX = 65535;
 
 function buildSchema() {
   const strings = z.optional(z.array(z.string()));
@@ -30,14 +29,22 @@ function buildSchema() {
 /** ptp's own fields; the bad-input generator derives its cases from it. */
 export const ptpConfSchema = namedSchema('ptp', buildSchema);
 
-export function loadConf(req: CniRequest): PtpConf {
-  return timed('config', () => parseConf(req));
+export interface LoadOptions {
+  /** ADD also refuses an MTU the kernel would refuse; DEL must still clean up after such an ADD */
+  forAdd?: boolean;
 }
 
-function parseConf(req: CniRequest): PtpConf {
+export function loadConf(req: CniRequest, o: LoadOptions = {}): PtpConf {
+  return timed('config', () => parseConf(req, o));
+}
+
+function parseConf(req: CniRequest, o: LoadOptions): PtpConf {
   const raw = parseWithSchema(ptpConfSchema, req.config);
   const problems: { field: string; msg: string }[] = [];
-  if (raw.mtu !== undefined && (raw.mtu < 0 || raw.mtu > MTU_MAX)) problems.push({ field: 'mtu', msg: `invalid MTU ${raw.mtu}` });
+  // The kernel refuses it only when the veth is made, after IPAM has allocated (and host-local
+  // has written last_reserved_ip): refused here, an ADD leaves nothing.
+  const mtuProblem = o.forAdd && raw.mtu !== undefined ? ethMtuProblem(raw.mtu) : undefined;
+  if (mtuProblem) problems.push({ field: 'mtu', msg: mtuProblem });
   const backend = raw.ipMasqBackend;
   if (backend !== undefined && backend !== 'iptables' && backend !== 'nftables') {
     problems.push({ field: 'ipMasqBackend', msg: `unknown ipmasq backend ${JSON.stringify(backend)}` });

@@ -48,3 +48,26 @@ t.test('args.cni.sysctl replaces the top-level value of the same setting, howeve
     ],
   );
 });
+
+t.test('a sysctl value with a control character is refused (code 7) before anything is written', async (t) => {
+  for (const value of ['1\n2', '1\n', '600\u0000', '\r1', '1\u001b[0m', '1\u007f', '1\u0085']) {
+    for (const [config, field] of [
+      [{ sysctl: { 'net.core.somaxconn': value } }, 'sysctl.net.core.somaxconn'],
+      [{ args: { cni: { sysctl: { 'net.core.somaxconn': value } } } }, 'args.cni.sysctl.net.core.somaxconn'],
+    ] as const) {
+      const err = refusal(config);
+      t.equal(err.code, 7, `${JSON.stringify(value)} in ${field}: InvalidNetworkConfig`);
+      t.equal(err.msg, `invalid sysctl value ${JSON.stringify(value)} for net.core.somaxconn: control characters are not allowed`);
+      t.match(err.details, new RegExp(`^${field.replace(/\./g, '\\.')}: `), 'the field is named');
+    }
+  }
+  // What the kernel itself prints for vectors and strings stays accepted.
+  for (const value of ['4096\t131072\t6291456', '32768 60999', 'bbr', '', '0']) {
+    const conf = loadConf(req({ sysctl: { 'net.ipv4.tcp_rmem': value } }));
+    t.same(conf.sysctls, [{ key: 'net.ipv4.tcp_rmem', path: 'net/ipv4/tcp_rmem', value }], `${JSON.stringify(value)} is accepted`);
+  }
+});
+
+t.test('DEL reads no sysctl value: a config ADD refused does not block its DEL', async (t) => {
+  t.doesNotThrow(() => loadConf(req({ sysctl: { 'net.core.somaxconn': '1\n2' } }), { forDel: true }));
+});

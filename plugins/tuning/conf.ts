@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import * as z from 'zod/mini';
 import { CniError, ErrorCode, namedSchema, parseCniArgs, parseWithSchema, timed, type CniRequest } from '../../lib/cni-spec/index.ts';
 import { formatMac, isUnicastMac, parseMac, sysctlPath } from '../../lib/linux/index.ts';
-import { allowlistProblem, parseAllowlist, planSysctlPath, type PlannedSysctl } from './sysctl-plan.ts';
+import { allowlistProblem, parseAllowlist, planSysctlPath, sysctlValueProblem, type PlannedSysctl } from './sysctl-plan.ts';
 
 export const DEFAULT_DATA_DIR = '/run/cni/tuning';
 const ALLOWLIST = '/etc/cni/tuning/allowlist.conf';
@@ -140,6 +140,11 @@ function planSysctls(sources: Array<[field: string, map: Record<string, string>]
       const p = planSysctlPath(key, ifname);
       if ('msg' in p || !validPath(p.path)) {
         problems.push({ field: `${field}.${key}`, msg: 'msg' in p ? p.msg : `invalid net sysctl key: ${JSON.stringify(p.path)}` });
+        continue;
+      }
+      const badValue = sysctlValueProblem(key, value);
+      if (badValue) {
+        problems.push({ field: `${field}.${key}`, msg: badValue });
         continue;
       }
       const twin = seen.get(p.path);

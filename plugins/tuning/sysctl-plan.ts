@@ -29,6 +29,23 @@ export function planSysctlPath(key: string, ifname: string): { path: string } | 
 }
 
 /**
+ * Why a value cannot be written as one setting, or undefined. The reference writes any string:
+ * the kernel stops at a newline and drops the rest of the write without an error ("1\n2" sets
+ * 1), and refuses a NUL after a number only once the sysctls before it are written. Tab and
+ * space stay: the kernel prints vectors (tcp_rmem, ip_local_port_range) with them.
+ */
+export function sysctlValueProblem(key: string, value: string): string | undefined {
+  if (![...value].some(isControl)) return undefined;
+  return `invalid sysctl value ${JSON.stringify(value)} for ${key}: control characters are not allowed`;
+}
+
+/** C0 controls but tab, DEL, C1 controls. */
+function isControl(c: string): boolean {
+  const n = c.charCodeAt(0);
+  return (n < 0x20 && n !== 0x09) || (n >= 0x7f && n <= 0x9f);
+}
+
+/**
  * The reference's allowlist (/etc/cni/tuning/allowlist.conf, one regular expression a line,
  * unanchored like Go's regexp.MatchString): when the file exists, every key must match a line.
  */
