@@ -137,8 +137,11 @@ int main(int argc, char **argv) {
   }
 
   char self[SELF_PATH_MAX], binary[SELF_PATH_MAX + 8];
-  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  /* readlink cuts a longer path at the buffer's size without saying so: a result that fills
+   * the buffer may be cut, and a cut path names another directory, whose cni-ts must not run. */
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self);
   if (n <= 0) return fail("cannot read", "/proc/self/exe", n < 0 ? errno : ENOENT);
+  if ((size_t)n >= sizeof self) return fail("cannot read", "/proc/self/exe", ENAMETOOLONG);
   self[n] = '\0';
   char *slash = strrchr(self, '/');
   if (slash == NULL) return fail("cannot place", self, EINVAL);

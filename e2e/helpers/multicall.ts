@@ -4,10 +4,11 @@
 // what only the multicall binary has:
 // dispatch on the invoked name, in-process IPAM through its own links, no state carried over
 // from the build, and running on a node where no Node.js can be found at all.
-import { linkSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import t, { type Test } from 'tap';
 import { PROGRAM_NAMES } from '../../scripts/programs.ts';
+import { compileStarter } from '../../scripts/starter-build.ts';
 import { starterEnv } from '../../scripts/starter-env.ts';
 import { execRaw, pluginEnv, type ExecOutput, type Verb } from '../../tools/libcni/invoke.ts';
 import { makeNetns } from './netns.ts';
@@ -104,6 +105,31 @@ export function multicallTests(form: MulticallForm): void {
     const runs = await tryRun('env', ['-i', `PATH=${BASE_ENV['PATH']}`, 'CNI_COMMAND=', join(alone, 'loopback')]);
     t.equal(runs.code, 0, runs.stderr);
     t.match(runs.stderr, /^CNI loopback plugin \(cni-ts/);
+  });
+
+  t.test("a path longer than the starter's buffer is an error, never a cut path run", async (t) => {
+    // A starter built with a 64-byte buffer for its own path, run from a longer one. Cut at 63
+    // bytes, the path's last '/' is `base`'s: what lies there as cni-ts must not run.
+    const work = tempDir(t, `cnits-${tag}-cut-`);
+    const small = join(work, 'starter-64');
+    compileStarter([{ program: 'none', answer: '{}\n' }], join(work, 'src'), small, ['SELF_PATH_MAX=64']);
+    const base = tempDir(t, `cnits-${tag}-long-`);
+    const marker = join(work, 'decoy-ran');
+    writeFileSync(join(base, 'cni-ts'), `#!/bin/sh\necho ran > ${marker}\n`, { mode: 0o755 });
+    const deep = join(base, 'a'.repeat(80));
+    mkdirSync(deep);
+    linkSync(small, join(deep, 'loopback'));
+    const r = await execPlugin('loopback', { command: 'ADD', containerId: 'x', netns: '/proc/self/ns/net', ifname: 'lo' }, '{}', deep);
+    t.equal(r.code, 1);
+    t.match(r.json, { code: 999, msg: 'cannot read /proc/self/exe: File name too long' }, r.stdout + r.stderr);
+    t.notOk(existsSync(marker), 'the file at the cut path did not run');
+    // The control: the same starter from a path that fits runs the binary beside it.
+    const short = tempDir(t, `cnits-${tag}-`);
+    linkSync(small, join(short, 'loopback'));
+    linkSync(BINARY, join(short, 'cni-ts'));
+    const about = await tryRun('env', ['-i', `PATH=${BASE_ENV['PATH']}`, 'CNI_COMMAND=', join(short, 'loopback')]);
+    t.equal(about.code, 0, about.stderr);
+    t.match(about.stderr, /^CNI loopback plugin \(cni-ts/);
   });
 
   t.test('the starter turns the JIT off for calls of fixed work, and only for those', async (t) => {
