@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { PHASES } from '../lib/cni-spec/timing.ts';
-import { STARTER_ENV } from './starter-env.ts';
+import { STARTER_DROPS, STARTER_ENV } from './starter-env.ts';
 
 export interface VersionAnswer {
   readonly program: string;
@@ -33,6 +33,9 @@ export function starterHeader(answers: readonly VersionAnswer[]): string {
     'static const struct starter_setting STARTER_ENV[] = {',
     ...STARTER_ENV.map((e) => `    {${literal(e.name)}, ${literal(e.value)}, ${list(e.programs)}, ${list(e.verbs)}},`),
     '};',
+    '/* scripts/starter-env.ts STARTER_DROPS: what the starter removes from the environment. */',
+    `static const char *const DROP_PREFIXES[] = {${STARTER_DROPS.prefixes.map(literal).join(', ')}};`,
+    `static const char *const DROP_NAMES[] = {${STARTER_DROPS.names.map(literal).join(', ')}};`,
     '/* The phases of lib/cni-spec/timing.ts, each at zero: a VERSION answered here runs none. */',
     `#define TIMING_ZERO_PHASES ${literal(PHASES.map((p) => `${p}=0.00`).join(' '))}`,
     'static const struct version_answer VERSION_ANSWERS[] = {',
