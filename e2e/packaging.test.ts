@@ -3,7 +3,7 @@
 // natives only into a safe directory, and reuses what it wrote. The bundle also keeps a V8
 // code cache there, one per verb; the Bun binary keeps none (it carries its code as bytecode).
 import t, { type Test } from 'tap';
-import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeNetns } from './helpers/netns.ts';
 import { execPlugin, installOurs, OURS_FORM, tempDir } from './helpers/plugins.ts';
@@ -172,4 +172,37 @@ t.test('first use by many plugins at once: every one loads its natives', { skip:
     [],
     'no temp file is left',
   );
+});
+
+// A runtime passes a plugin its own environment: a stray variable in a kubelet or containerd
+// unit must not change what runs as root. The bundles start Node through sh, which drops these
+// first (scripts/build.ts); the Bun form's starter drops them and more (e2e/bun.test.ts).
+t.test("Node's settings in the caller's environment run nothing in the plugin", { skip: needsRoot }, async (t) => {
+  const { bin, nativeDir } = installAlone(t);
+  const work = tempDir(t, 'cnits-env-');
+  const marker = join(work, 'probe-ran');
+  const probe = join(work, 'probe.cjs');
+  writeFileSync(probe, `require('node:fs').writeFileSync(${JSON.stringify(marker)}, 'ran');\n`);
+  // An OpenSSL configuration naming a provider: Node loads its shared object at start-up.
+  const openssl = join(work, 'openssl.cnf');
+  writeFileSync(openssl, `nodejs_conf = n\n[n]\nproviders = p\n[p]\nx = x_sect\n[x_sect]\nmodule = ${join(work, 'none.so')}\nactivate = 1\n`);
+  const ns = await makeNetns(t, 'pkg');
+  for (const [what, extra] of [
+    ['NODE_OPTIONS=--require', { NODE_OPTIONS: `--require ${probe}` }],
+    ['NODE_OPTIONS=--import', { NODE_OPTIONS: `--import ${probe}` }],
+    ['OPENSSL_CONF', { OPENSSL_CONF: openssl }],
+  ] as const) {
+    const env = {
+      command: 'ADD' as const,
+      containerId: 'c1',
+      netns: ns.path,
+      ifname: 'lo',
+      baseEnv: { PATH: '/usr/bin:/bin', CNI_TS_NATIVE_DIR: nativeDir, ...extra },
+    };
+    const r = await execPlugin('loopback', env, conf, bin);
+    t.equal(r.code, 0, `${what}: the ADD works ${r.stdout}${r.stderr}`);
+    t.match(r.json, { interfaces: [{ name: 'lo' }] }, `${what}: the plugin answered`);
+    t.notOk(existsSync(marker), `${what}: the probe did not run`);
+    rmSync(marker, { force: true });
+  }
 });

@@ -8,8 +8,11 @@
  *     the environment of a compiled Bun program: STARTER_ENV, per program and verb, from
  *     scripts/starter-env.ts (the reasons are there).
  * It reads no configuration and looks at nothing of the caller's but argv[0], CNI_COMMAND and
- * CNI_TIMING (argv, stdin and the environment go on to the binary as they are, but for the
- * variables set below); the binary it runs is found through /proc/self/exe, never PATH.
+ * CNI_TIMING. argv and stdin go on to the binary as they are, the environment without what the
+ * binary's runtime, loader or C library would act on (STARTER_DROPS in scripts/starter-env.ts:
+ * BUN_*, NODE_*, LD_* and the like) and with the variables set below; the binary it runs is
+ * found through /proc/self/exe, never PATH. It is linked statically, so nothing of the loader's
+ * acts on it either.
  */
 #include <errno.h>
 #include <limits.h>
@@ -21,7 +24,15 @@
 #include <time.h>
 #include <unistd.h>
 
+extern char **environ;
+
 #include "starter-versions.h"
+
+/* The buffer for the starter's own path. Only a build for a test sets it (small), to give the
+ * starter a path longer than its buffer (e2e/helpers/multicall.ts). */
+#ifndef SELF_PATH_MAX
+#define SELF_PATH_MAX PATH_MAX
+#endif
 
 static double now_ms(void) {
   struct timespec ts;
@@ -56,6 +67,28 @@ static int listed(const char *list, const char *word) {
 static const char *base_name(const char *path) {
   const char *slash = strrchr(path, '/');
   return slash ? slash + 1 : path;
+}
+
+/* Whether the entry "NAME=value" is one the starter removes (scripts/starter-env.ts, STARTER_DROPS). */
+static int dropped(const char *entry) {
+  for (size_t i = 0; i < sizeof DROP_PREFIXES / sizeof DROP_PREFIXES[0]; i++) {
+    if (strncmp(entry, DROP_PREFIXES[i], strlen(DROP_PREFIXES[i])) == 0) return 1;
+  }
+  for (size_t i = 0; i < sizeof DROP_NAMES / sizeof DROP_NAMES[0]; i++) {
+    size_t n = strlen(DROP_NAMES[i]);
+    if (strncmp(entry, DROP_NAMES[i], n) == 0 && entry[n] == '=') return 1;
+  }
+  return 0;
+}
+
+/* Removes from environ, in place, what the binary's runtime, loader or C library would act on. */
+static void drop_runtime_settings(void) {
+  char **out = environ;
+  if (out == NULL) return;
+  for (char **in = environ; *in != NULL; in++) {
+    if (!dropped(*in)) *out++ = *in;
+  }
+  *out = NULL;
 }
 
 /* CNI_TIMING as lib/cni-spec/timing.ts reads it: set, not empty, not "0". */
@@ -130,9 +163,12 @@ int main(int argc, char **argv) {
     }
   }
 
-  char self[PATH_MAX], binary[PATH_MAX + 8];
-  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  char self[SELF_PATH_MAX], binary[SELF_PATH_MAX + 8];
+  /* readlink cuts a longer path at the buffer's size without saying so: a result that fills
+   * the buffer may be cut, and a cut path names another directory, whose cni-ts must not run. */
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self);
   if (n <= 0) return fail("cannot read", "/proc/self/exe", n < 0 ? errno : ENOENT);
+  if ((size_t)n >= sizeof self) return fail("cannot read", "/proc/self/exe", ENAMETOOLONG);
   self[n] = '\0';
   char *slash = strrchr(self, '/');
   if (slash == NULL) return fail("cannot place", self, EINVAL);
@@ -144,6 +180,7 @@ int main(int argc, char **argv) {
   if (stat("/proc/self/exe", &st) != 0) return fail("cannot stat", "/proc/self/exe", errno);
   char id[64];
   snprintf(id, sizeof id, "%llu:%llu", (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
+  drop_runtime_settings();
   if (setenv("CNI_TS_STARTER", id, 1) != 0) return fail("cannot set", "CNI_TS_STARTER", errno);
   for (size_t i = 0; i < sizeof STARTER_ENV / sizeof STARTER_ENV[0]; i++) {
     const struct starter_setting *e = &STARTER_ENV[i];

@@ -16,6 +16,7 @@
 #include <linux/netlink.h>
 
 #include "cni_native.h"
+#include "nl_walk.h"
 
 /* nlOpen(protocol[, netnsFd]): a netlink socket, created inside the netns open
  * at netnsFd when given (a netlink socket talks to the netns it was created in,
@@ -102,22 +103,6 @@ static int reserve(struct grow *b, size_t more) {
   return 1;
 }
 
-/* Keeps the messages of datagram [d, d+n) that answer seq; sets *done when one
- * ends the answer (NLMSG_DONE, or NLMSG_ERROR: an ACK or an error). */
-static void keep_answer(struct grow *out, const char *d, size_t n, uint32_t seq, int *done) {
-  const struct nlmsghdr *h = (const struct nlmsghdr *)d;
-  size_t left = n;
-  for (; NLMSG_OK(h, left); h = NLMSG_NEXT(h, left)) {
-    size_t size;
-    /* Stale answers (to an earlier request given up on) are not ours. */
-    if (h->nlmsg_seq != seq) continue;
-    size = NLMSG_ALIGN(h->nlmsg_len) <= left ? NLMSG_ALIGN(h->nlmsg_len) : h->nlmsg_len;
-    memmove(out->p + out->len, h, size);
-    out->len += size;
-    if (h->nlmsg_type == NLMSG_DONE || h->nlmsg_type == NLMSG_ERROR) *done = 1;
-  }
-}
-
 /* nlReceive(fd, seq): every message answering seq up to and including the one
  * that ends it, as one Buffer of whole netlink messages. Blocks until then: the
  * kernel answers every request sent with NLM_F_ACK or NLM_F_DUMP. */
@@ -164,7 +149,7 @@ static napi_value nl_receive(napi_env env, napi_callback_info info) {
       errno = ENOMEM;
       goto fail;
     }
-    keep_answer(&buf, scratch, (size_t)n, (uint32_t)seq, &done);
+    buf.len += nl_keep_answer(buf.p + buf.len, scratch, (size_t)n, (uint32_t)seq, &done);
   }
   free(scratch);
   if (napi_create_buffer_copy(env, buf.len, buf.p ? buf.p : "", NULL, &out) != napi_ok) out = NULL;

@@ -30,11 +30,10 @@
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { chmodSync, copyFileSync, linkSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PHASES } from '../lib/cni-spec/timing.ts';
 import { bundleSplit, embedNatives, nativeBlobs, root } from './bundle.ts';
 import { findBun } from './bun-path.ts';
 import { PROGRAM_NAMES } from './programs.ts';
-import { STARTER_ENV } from './starter-env.ts';
+import { compileStarter } from './starter-build.ts';
 
 const outDir = join(root, 'dist', 'bun');
 // Intermediate files (the modules), kept for inspection.
@@ -145,47 +144,6 @@ function recordVersions(binary: string): { program: string; answer: string }[] {
   });
 }
 
-/** native/bun-starter.c with the answers compiled in; static where the C library allows (no loader to run). */
-function buildStarter(answers: readonly { program: string; answer: string }[], outfile: string): void {
-  const dir = join(work, 'starter-src');
-  mkdirSync(dir, { recursive: true });
-  const literal = (s: string) => `"${s.replace(/[\\"]/g, (c) => `\\${c}`).replace(/\n/g, '\\n')}"`;
-  const list = (l: readonly string[] | undefined) => (l === undefined ? 'NULL' : literal(` ${l.join(' ')} `));
-  writeFileSync(
-    join(dir, 'starter-versions.h'),
-    [
-      '/* Written by scripts/build-bun.ts: the VERSION answers of the Bun binary built with it. */',
-      'struct version_answer {',
-      '  const char *program;',
-      '  const char *answer;',
-      '};',
-      '/* scripts/starter-env.ts: lists are space-separated with a space at each end, NULL for all. */',
-      'struct starter_setting {',
-      '  const char *name;',
-      '  const char *value;',
-      '  const char *programs;',
-      '  const char *verbs;',
-      '};',
-      'static const struct starter_setting STARTER_ENV[] = {',
-      ...STARTER_ENV.map((e) => `    {${literal(e.name)}, ${literal(e.value)}, ${list(e.programs)}, ${list(e.verbs)}},`),
-      '};',
-      '/* The phases of lib/cni-spec/timing.ts, each at zero: a VERSION answered here runs none. */',
-      `#define TIMING_ZERO_PHASES ${literal(PHASES.map((p) => `${p}=0.00`).join(' '))}`,
-      'static const struct version_answer VERSION_ANSWERS[] = {',
-      ...answers.map((a) => `    {${literal(a.program)}, ${literal(a.answer)}},`),
-      '};',
-      '',
-    ].join('\n'),
-  );
-  const args = ['-O2', '-s', '-Wall', '-Wextra', '-Werror', '-I', dir, '-o', outfile, join(root, 'native', 'bun-starter.c')];
-  try {
-    run('cc', ['-static', ...args]);
-  } catch {
-    run('cc', args);
-  }
-  chmodSync(outfile, 0o755);
-}
-
 /**
  * Puts the binary in place as a copy, the way scripts/install.sh installs it, not by renaming the
  * file Bun's compiler wrote. The kernel keeps a file written in large writes in its page cache as
@@ -222,7 +180,7 @@ async function main(): Promise<void> {
   rmSync(first);
   chmodSync(tmp, 0o755);
   const tmpStarter = join(work, 'starter');
-  buildStarter(recordVersions(tmp), tmpStarter);
+  compileStarter(recordVersions(tmp), join(work, 'starter-src'), tmpStarter);
   mkdirSync(outDir, { recursive: true });
   placeByCopy(tmp, binary);
   renameSync(tmpStarter, starter);

@@ -6,8 +6,31 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileS
 import { join } from 'node:path';
 import { bundle, embedNatives, type NativeBlob, nativeBlobs, root, sha256 } from './bundle.ts';
 
-// Second line of every executable: lets a plugin recognise a sibling of ours on CNI_PATH
-// (and run it in-process) by reading a few bytes. lib/ipam reads the same marker.
+// How an executable starts Node: through sh, which first removes what Node would act on before
+// any line of ours runs. A runtime passes a plugin its own environment, so a stray variable in a
+// kubelet or containerd unit would change what runs as root: NODE_OPTIONS (--require, --import:
+// a file run inside the plugin), OPENSSL_CONF (Node loads the OpenSSL providers it names, shared
+// objects, at every start), NODE_REDIRECT_WARNINGS and NODE_V8_COVERAGE (files written as root),
+// NODE_EXTRA_CA_CERTS and NODE_ICU_DATA (files read at every start: ~50 ms for the first, and no
+// plugin makes a TLS connection), NODE_CHANNEL_FD (an IPC channel on an inherited fd). The
+// dynamic loader's (LD_PRELOAD...) act on sh and node before this line: README, "What a plugin
+// inherits". The line is shell and JavaScript at once: for sh, ':' is a no-op given `//`; for
+// Node, which skips the #! line, a string statement and a comment. It costs what
+// `#!/usr/bin/env node` did, one exec before node's (sh's for env's). `env -S -u NAME node`
+// would do it too, but busybox's env (Alpine) has no -S, and every call would fail.
+export const NODE_SETTINGS_DROPPED = [
+  'NODE_OPTIONS',
+  'OPENSSL_CONF',
+  'NODE_REDIRECT_WARNINGS',
+  'NODE_V8_COVERAGE',
+  'NODE_EXTRA_CA_CERTS',
+  'NODE_ICU_DATA',
+  'NODE_CHANNEL_FD',
+] as const;
+const START = `#!/bin/sh\n':' //; unset ${NODE_SETTINGS_DROPPED.join(' ')}; exec node "$0" "$@"\n`;
+
+// Third line of every executable, after START's two: lets a plugin recognise a sibling of ours
+// on CNI_PATH (and run it in-process) by reading a few bytes. lib/ipam reads the same marker.
 const PLUGIN_MARKER = '// cni-ts plugin: ';
 // Tools carry another marker, so nothing takes them for a plugin.
 const TOOL_MARKER = '// cni-ts tool: ';
@@ -49,7 +72,7 @@ function fill(template: string, slot: string, value: string): string {
 }
 
 /**
- * The executable: shebang, launcher, then one comment holding every blob in base64.
+ * The executable: START (sh, then node), the marker, the launcher, then one comment holding every blob in base64.
  * The launcher finds each blob by byte offset, so the offsets are computed for a
  * header whose size no longer changes: offsets are padded to a fixed width.
  */
@@ -66,7 +89,7 @@ function assemble({ name, marker }: Target, { launcher, buildId, natives }: Suit
     text = fill(text, 'BUILD_ID', JSON.stringify(buildId));
     text = fill(text, 'BUNDLE_AT', at(0));
     text = fill(text, 'NATIVES', `{ ${nativesJs} }`);
-    return `#!/usr/bin/env node\n${marker}${name}\n${text}\n/*@@PAYLOAD\n`;
+    return `${START}${marker}${name}\n${text}\n/*@@PAYLOAD\n`;
   };
   const start = Buffer.byteLength(header([]));
   const offsets: number[] = [];

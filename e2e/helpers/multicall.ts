@@ -4,11 +4,12 @@
 // what only the multicall binary has:
 // dispatch on the invoked name, in-process IPAM through its own links, no state carried over
 // from the build, and running on a node where no Node.js can be found at all.
-import { linkSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import t, { type Test } from 'tap';
 import { PROGRAM_NAMES } from '../../scripts/programs.ts';
-import { starterEnv } from '../../scripts/starter-env.ts';
+import { compileStarter } from '../../scripts/starter-build.ts';
+import { droppedByStarter, starterEnv } from '../../scripts/starter-env.ts';
 import { execRaw, pluginEnv, type ExecOutput, type Verb } from '../../tools/libcni/invoke.ts';
 import { makeNetns } from './netns.ts';
 import { BASE_ENV, execPlugin, tempDir } from './plugins.ts';
@@ -104,6 +105,102 @@ export function multicallTests(form: MulticallForm): void {
     const runs = await tryRun('env', ['-i', `PATH=${BASE_ENV['PATH']}`, 'CNI_COMMAND=', join(alone, 'loopback')]);
     t.equal(runs.code, 0, runs.stderr);
     t.match(runs.stderr, /^CNI loopback plugin \(cni-ts/);
+  });
+
+  t.test("a path longer than the starter's buffer is an error, never a cut path run", async (t) => {
+    // A starter built with a 64-byte buffer for its own path, run from a longer one. Cut at 63
+    // bytes, the path's last '/' is `base`'s: what lies there as cni-ts must not run.
+    const work = tempDir(t, `cnits-${tag}-cut-`);
+    const small = join(work, 'starter-64');
+    compileStarter([{ program: 'none', answer: '{}\n' }], join(work, 'src'), small, ['SELF_PATH_MAX=64']);
+    const base = tempDir(t, `cnits-${tag}-long-`);
+    const marker = join(work, 'decoy-ran');
+    writeFileSync(join(base, 'cni-ts'), `#!/bin/sh\necho ran > ${marker}\n`, { mode: 0o755 });
+    const deep = join(base, 'a'.repeat(80));
+    mkdirSync(deep);
+    linkSync(small, join(deep, 'loopback'));
+    const r = await execPlugin('loopback', { command: 'ADD', containerId: 'x', netns: '/proc/self/ns/net', ifname: 'lo' }, '{}', deep);
+    t.equal(r.code, 1);
+    t.match(r.json, { code: 999, msg: 'cannot read /proc/self/exe: File name too long' }, r.stdout + r.stderr);
+    t.notOk(existsSync(marker), 'the file at the cut path did not run');
+    // The control: the same starter from a path that fits runs the binary beside it.
+    const short = tempDir(t, `cnits-${tag}-`);
+    linkSync(small, join(short, 'loopback'));
+    linkSync(BINARY, join(short, 'cni-ts'));
+    const about = await tryRun('env', ['-i', `PATH=${BASE_ENV['PATH']}`, 'CNI_COMMAND=', join(short, 'loopback')]);
+    t.equal(about.code, 0, about.stderr);
+    t.match(about.stderr, /^CNI loopback plugin \(cni-ts/);
+  });
+
+  t.test("the runtime's own settings in the caller's environment do not reach it", { skip: needsRoot }, async (t) => {
+    const work = tempDir(t, `cnits-${tag}-env-`);
+    const marker = join(work, 'probe-ran');
+    const probe = join(work, 'probe.cjs');
+    writeFileSync(probe, `require('node:fs').writeFileSync(${JSON.stringify(marker)}, 'ran');\n`);
+    const ns = await makeNetns(t, 'env');
+    const conf = { cniVersion: '1.1.0', name: 'env', type: 'loopback' };
+    const add = (extra: Record<string, string>) =>
+      execPlugin('loopback', { command: 'ADD', containerId: 'env', netns: ns.path, ifname: 'lo', baseEnv: { ...BASE_ENV, ...extra } }, conf, BIN);
+    for (const [what, extra] of [
+      ['BUN_OPTIONS=--preload', { BUN_OPTIONS: `--preload=${probe}` }],
+      ['BUN_INSPECT_PRELOAD', { BUN_INSPECT_PRELOAD: probe }],
+      ['NODE_OPTIONS=--require', { NODE_OPTIONS: `--require ${probe}` }],
+      // Bun's CLI would answer on stdout with its usage, not a CNI result.
+      ['BUN_BE_BUN=1', { BUN_BE_BUN: '1' }],
+      // The dynamic loader's: a library to preload, and a trace of its work on stderr.
+      ['LD_PRELOAD, LD_DEBUG', { LD_PRELOAD: join(work, 'none.so'), LD_DEBUG: 'libs' }],
+    ] as const) {
+      const r = await add(extra);
+      t.equal(r.code, 0, `${what}: the ADD works ${r.stdout}${r.stderr}`);
+      t.match(r.json, { interfaces: [{ name: 'lo' }] }, `${what}: the plugin answered`);
+      t.equal(r.stderr, '', `${what}: nothing on stderr`);
+      t.notOk(existsSync(marker), `${what}: the probe did not run`);
+      rmSync(marker, { force: true });
+    }
+    // What the binary is started with: the caller's environment without what its runtime,
+    // loader and C library act on (scripts/starter-env.ts), everything else as it was.
+    const caller: Record<string, string> = {
+      ...BASE_ENV,
+      HOME: '/root',
+      TMPDIR: '/tmp',
+      DBUS_SYSTEM_BUS_ADDRESS: 'unix:path=/run/dbus/system_bus_socket',
+      CNI_TIMING: '0',
+      CNI_TS_NATIVE_DIR: join(work, 'native'),
+      BUN_JSC_useJIT: '1',
+      BUN_CONFIG_VERBOSE_FETCH: '1',
+      JSC_SIGNAL_FOR_GC: '10',
+      NODE_EXTRA_CA_CERTS: probe,
+      NODE_PATH: work,
+      MIMALLOC_VERBOSE: '1',
+      LD_LIBRARY_PATH: work,
+      GLIBC_TUNABLES: 'glibc.malloc.check=3',
+      MALLOC_ARENA_MAX: '1',
+      GCONV_PATH: work,
+      LOCPATH: work,
+    };
+    const { lines } = await straced({
+      file: join(BIN, 'loopback'),
+      config: conf,
+      env: pluginEnv({ command: 'ADD', containerId: 'env', netns: '/proc/self/ns/net', ifname: 'lo', cniPath: [BIN], baseEnv: caller }),
+      trace: join(work, 'execve.trace'),
+      events: 'execve',
+      verbose: true,
+    });
+    const exec = lines.find((l) => l.includes(`execve("${join(BIN, 'cni-ts')}"`));
+    if (exec === undefined) throw new Error(`the starter did not run the binary:\n${lines.join('\n')}`);
+    const passed = Object.fromEntries([...exec.matchAll(/"([A-Za-z_][A-Za-z0-9_]*)=([^"]*)"/g)].map((m) => [m[1], m[2]]));
+    const kept = Object.keys(caller).filter((k) => !droppedByStarter(k));
+    t.same(
+      kept.sort(),
+      ['CNI_TIMING', 'CNI_TS_NATIVE_DIR', 'DBUS_SYSTEM_BUS_ADDRESS', 'HOME', 'PATH', 'TMPDIR'],
+      'the rule keeps what a plugin and what it runs may need',
+    );
+    for (const k of kept) t.equal(passed[k], caller[k], `${k} passed on`);
+    for (const k of ['CNI_COMMAND', 'CNI_CONTAINERID', 'CNI_NETNS', 'CNI_IFNAME', 'CNI_PATH']) t.ok(passed[k], `${k} passed on`);
+    for (const k of Object.keys(caller).filter((k) => droppedByStarter(k) && !(k in starterEnv('loopback', 'ADD')))) {
+      t.notOk(k in passed, `${k} dropped`);
+    }
+    t.equal(passed['BUN_JSC_useJIT'], '0', "the starter's own setting, not the caller's");
   });
 
   t.test('the starter turns the JIT off for calls of fixed work, and only for those', async (t) => {

@@ -1,8 +1,9 @@
 // In-process IPAM against executed IPAM. CNI_PATH directories hold (a) a copy of our built
 // host-local/static (run in-process), (b) Debian's Go plugins (executed), (c) a wrapper that
-// executes our built plugin. Every run's environment carries NODE_OPTIONS=--require <probe>,
-// so any Node process started on the way leaves its pid in a file: the in-process runs must
-// leave none, and the positive control shows the probe does fire when ours is executed.
+// executes our built plugin. Every run's PATH starts with a probe named `node`, which leaves its
+// pid in a file and runs the real one, so any Node process started on the way (our executables
+// start `node` through PATH) is counted: the in-process runs must leave none, and the positive
+// control shows the probe does fire when ours is executed.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -47,9 +48,9 @@ function setup(t: Test): Setup {
     writeFileSync(join(wrapped, p), `#!/bin/sh\nexec ${join(DIST, p)}\n`, { mode: 0o755 });
   }
   const probeLog = join(root, 'node-started.log');
-  const probe = join(root, 'probe.cjs');
-  writeFileSync(probe, `require('node:fs').appendFileSync(${JSON.stringify(probeLog)}, process.pid + '\\n');\n`);
-  return { ours, theirs, wrapped, probeLog, env: { NODE_OPTIONS: `--require ${probe}`, CNI_TS_NATIVE_DIR: join(dir('state'), 'native') } };
+  const probeBin = dir('probe-bin');
+  writeFileSync(join(probeBin, 'node'), `#!/bin/sh\necho $$ >> '${probeLog}'\nexec '${process.execPath}' "$@"\n`, { mode: 0o755 });
+  return { ours, theirs, wrapped, probeLog, env: { PATH: `${probeBin}:/usr/sbin:/usr/bin:/sbin:/bin`, CNI_TS_NATIVE_DIR: join(dir('state'), 'native') } };
 }
 
 // eslint-disable-next-line @typescript-eslint/max-params -- positional like the CNI_* variables it fills; used as a one-liner in every case

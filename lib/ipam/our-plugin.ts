@@ -1,5 +1,5 @@
 // Recognising one of our own IPAM executables on CNI_PATH, in either packaged form: a
-// single-file bundle (scripts/build.ts writes `// cni-ts plugin: <name>` as line 2 of each;
+// single-file bundle (scripts/build.ts writes `// cni-ts plugin: <name>` as line 3 of each;
 // reading those few bytes is much cheaper than starting another Node process,
 // docs/architecture.md#in-process-ipam), or a name of the multicall binary this process is
 // itself running (the Bun form, scripts/build-bun.ts), which runs the program it is invoked as.
@@ -7,12 +7,12 @@ import { accessSync, closeSync, constants, openSync, readSync, realpathSync, sta
 import { basename, dirname, join } from 'node:path';
 
 const MARKER = '// cni-ts plugin: ';
-const HEAD_BYTES = 128;
+const HEAD_BYTES = 512;
 
 export type OurIpam = 'host-local' | 'static';
 const IN_PROCESS: readonly string[] = ['host-local', 'static'] satisfies OurIpam[];
 
-/** The plugin name on line 2, if the file starts like one of our executables. */
+/** The plugin name on line 3, if the file starts like one of our executables (#!, the line that starts node, the marker). */
 export function readMarker(file: string): string | undefined {
   let fd: number;
   try {
@@ -23,9 +23,9 @@ export function readMarker(file: string): string | undefined {
   try {
     const buf = Buffer.alloc(HEAD_BYTES);
     const n = readSync(fd, buf, 0, HEAD_BYTES, 0);
-    const [shebang, second] = buf.subarray(0, n).toString('latin1').split('\n');
-    if (!shebang?.startsWith('#!') || !second?.startsWith(MARKER)) return undefined;
-    return second.slice(MARKER.length);
+    const [shebang, , third] = buf.subarray(0, n).toString('latin1').split('\n');
+    if (!shebang?.startsWith('#!') || !third?.startsWith(MARKER)) return undefined;
+    return third.slice(MARKER.length);
   } finally {
     closeSync(fd);
   }
