@@ -1,0 +1,74 @@
+// The records of record.ts on disk: one file per attachment, root's alone (0700 directories,
+// 0600 files), each written whole to a temporary name, synced and renamed into place, so a
+// process killed while writing leaves the old record or the new one, never half of one.
+import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { decodeRecord, encodeRecord, isRecordName, recordDir, type FirewallRecord } from './record.ts';
+
+const isMissing = (err: unknown): boolean => (err as NodeJS.ErrnoException).code === 'ENOENT';
+
+/** The record at `path`; undefined when there is none, or the file holds no record. */
+export function readRecord(path: string): FirewallRecord | undefined {
+  try {
+    return decodeRecord(readFileSync(path, 'utf8'));
+  } catch (err) {
+    if (isMissing(err)) return undefined;
+    throw err;
+  }
+}
+
+export function writeRecord(path: string, r: FirewallRecord): void {
+  const dir = dirname(path);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const tmp = `${path}.${process.pid}.tmp`;
+  // A file of that name is a left-over of a killed process that had this pid.
+  rmSync(tmp, { force: true });
+  const fd = openSync(tmp, 'wx', 0o600);
+  try {
+    writeSync(fd, encodeRecord(r));
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, path);
+  // The rename itself reaches the disk with the directory.
+  const dfd = openSync(dir, 'r');
+  try {
+    fsyncSync(dfd);
+  } finally {
+    closeSync(dfd);
+  }
+}
+
+export function removeRecord(path: string): void {
+  rmSync(path, { force: true });
+}
+
+/** Every record of `network` with its path (none when the directory is not there). */
+export function listRecords(dataDir: string, network: string): { path: string; record: FirewallRecord }[] {
+  const dir = recordDir(dataDir, network);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch (err) {
+    if (isMissing(err)) return [];
+    throw err;
+  }
+  return names.filter(isRecordName).flatMap((name) => {
+    const path = join(dir, name);
+    const record = readRecord(path);
+    return record === undefined ? [] : [{ path, record }];
+  });
+}
+
+/** Every record of every network under `dataDir`. */
+export function listAllRecords(dataDir: string): { path: string; record: FirewallRecord }[] {
+  try {
+    return readdirSync(dataDir, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .flatMap((d) => listRecords(dataDir, d.name));
+  } catch (err) {
+    if (isMissing(err)) return [];
+    throw err;
+  }
+}
