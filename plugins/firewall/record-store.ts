@@ -3,7 +3,7 @@
 // process killed while writing leaves the old record or the new one, never half of one.
 import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { decodeRecord, encodeRecord, isRecordName, recordDir, type FirewallRecord } from './record.ts';
+import { attachmentOfName, decodeRecord, encodeRecord, isRecordName, recordDir, tmpPathOf, type FirewallRecord } from './record.ts';
 
 const isMissing = (err: unknown): boolean => (err as NodeJS.ErrnoException).code === 'ENOENT';
 
@@ -20,8 +20,9 @@ export function readRecord(path: string): FirewallRecord | undefined {
 export function writeRecord(path: string, r: FirewallRecord): void {
   const dir = dirname(path);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const tmp = `${path}.${process.pid}.tmp`;
-  // A file of that name is a left-over of a killed process that had this pid.
+  // One name per attachment (the runtime runs one verb of an attachment at a time), so the
+  // left-over of a killed write is found again: removed here, by DEL and by GC.
+  const tmp = tmpPathOf(path);
   rmSync(tmp, { force: true });
   const fd = openSync(tmp, 'wx', 0o600);
   try {
@@ -40,25 +41,44 @@ export function writeRecord(path: string, r: FirewallRecord): void {
   }
 }
 
+/** The record and any left-over of a write of it that was killed. */
 export function removeRecord(path: string): void {
+  rmSync(tmpPathOf(path), { force: true });
   rmSync(path, { force: true });
 }
 
 /** Every record of `network` with its path (none when the directory is not there). */
 export function listRecords(dataDir: string, network: string): { path: string; record: FirewallRecord }[] {
   const dir = recordDir(dataDir, network);
-  let names: string[];
+  return namesIn(dir)
+    .filter(isRecordName)
+    .flatMap((name) => {
+      const path = join(dir, name);
+      const record = readRecord(path);
+      return record === undefined ? [] : [{ path, record }];
+    });
+}
+
+export function removeLeftover(path: string): void {
+  rmSync(path, { force: true });
+}
+
+/** The left-overs of killed writes in `network`'s directory, with the attachment each one was for. */
+export function listLeftovers(dataDir: string, network: string): { path: string; containerId: string; ifname: string }[] {
+  const dir = recordDir(dataDir, network);
+  return namesIn(dir).flatMap((name) => {
+    const a = attachmentOfName(name, true);
+    return a === undefined ? [] : [{ path: join(dir, name), ...a }];
+  });
+}
+
+function namesIn(dir: string): string[] {
   try {
-    names = readdirSync(dir);
+    return readdirSync(dir);
   } catch (err) {
     if (isMissing(err)) return [];
     throw err;
   }
-  return names.filter(isRecordName).flatMap((name) => {
-    const path = join(dir, name);
-    const record = readRecord(path);
-    return record === undefined ? [] : [{ path, record }];
-  });
 }
 
 /** Every record of every network under `dataDir`. */

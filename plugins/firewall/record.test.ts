@@ -1,6 +1,6 @@
 import t from 'tap';
 import { podTarget } from '../../lib/linux/netfilter/fixtures/firewall-target.ts';
-import { decodeRecord, encodeRecord, mergeEntries, planDelTeardowns, planGcTeardowns, recordPath, type FirewallRecord } from './record.ts';
+import { attachmentOfName, decodeRecord, encodeRecord, mergeEntries, planDelTeardowns, planGcTeardowns, recordPath, type FirewallRecord } from './record.ts';
 
 const target = podTarget();
 const v4 = (ip: string) => ({ family: 4 as const, ip });
@@ -14,6 +14,9 @@ const record = (o: Partial<FirewallRecord> = {}): FirewallRecord => ({
 
 t.test('one file per attachment: ids cannot hold "@", so no two attachments share a name', async (t) => {
   t.equal(recordPath('/run/cni/firewall', target), '/run/cni/firewall/podnet/c1@eth0.json');
+  t.same(attachmentOfName('c1@eth0.json', false), { containerId: 'c1', ifname: 'eth0' });
+  t.same(attachmentOfName('c1@e@x.json.tmp', true), { containerId: 'c1', ifname: 'e@x' }, 'a left-over write; "@" may be in an ifname');
+  for (const name of ['c1@eth0.json.tmp', '@eth0.json', 'c1@.json', 'c1.json']) t.equal(attachmentOfName(name, false), undefined, name);
   t.not(recordPath('/d', { network: 'n', containerId: 'a_b', ifname: 'c' }), recordPath('/d', { network: 'n', containerId: 'a', ifname: 'b_c' }));
 });
 

@@ -30,6 +30,7 @@ export interface FirewallRecord {
 export type Attachment = Pick<FirewallRecord, 'network' | 'containerId' | 'ifname'>;
 
 const RECORD_SUFFIX = '.json';
+const TMP_SUFFIX = '.tmp';
 
 /**
  * `<dataDir>/<network>/<containerId>@<ifname>.json`. Network names and container ids are
@@ -38,8 +39,18 @@ const RECORD_SUFFIX = '.json';
  */
 export const recordDir = (dataDir: string, network: string): string => join(dataDir, network);
 export const recordPath = (dataDir: string, a: Attachment): string => join(recordDir(dataDir, a.network), `${a.containerId}@${a.ifname}${RECORD_SUFFIX}`);
+/** Where a record is written before it is renamed into place. */
+export const tmpPathOf = (path: string): string => `${path}${TMP_SUFFIX}`;
 export const isRecordName = (name: string): boolean => name.endsWith(RECORD_SUFFIX) && name.includes('@');
 export const attachmentKey = (containerId: string, ifname: string): string => `${containerId}@${ifname}`;
+
+/** The attachment a file name is for: a record's (`tmp` false) or a left-over write's (`tmp` true). */
+export function attachmentOfName(name: string, tmp: boolean): { containerId: string; ifname: string } | undefined {
+  const suffix = tmp ? RECORD_SUFFIX + TMP_SUFFIX : RECORD_SUFFIX;
+  const at = name.indexOf('@');
+  if (at <= 0 || !name.endsWith(suffix) || name.length - suffix.length <= at + 1) return undefined;
+  return { containerId: name.slice(0, at), ifname: name.slice(at + 1, name.length - suffix.length) };
+}
 
 /** The entry an ADD of `t` in `backend` writes. */
 export function entryOf(t: FirewallTarget, backend: FirewallBackend): RecordEntry {
