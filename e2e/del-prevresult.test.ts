@@ -5,7 +5,7 @@
 // was interrupted by a later plugin of the chain has no cached result at all: firewall's DEL
 // then still removes what its ADD added (the reference leaves the iptables rules).
 import t, { type Test } from 'tap';
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeNetns } from './helpers/netns.ts';
 import { ipFiles, leftovers, masqRulesOf } from './helpers/node-state.ts';
@@ -103,7 +103,8 @@ async function firewallInterrupted(t: Test, backend: FwBackend, prevResult: unkn
   const brDel = await execPlugin('bridge', { command: 'DEL', ...ids }, bridge);
   t.equal(brDel.code, 0, `bridge DEL: ${brDel.stdout}`);
   t.same(await leftovers({ node: node.name, pod: pod.name, dataDir, network: 'delprev-fw' }), {}, 'no veth, address or pod link left');
-  t.same(readdirSync(join(dataDir, 'firewall', 'delprev-fw')), [], "firewall's record of the pod is gone");
+  const records = join(dataDir, 'firewall', 'delprev-fw');
+  t.same(existsSync(records) ? readdirSync(records) : [], [], "firewall's record of the pod is gone");
 }
 
 for (const backend of FW_BACKENDS) {

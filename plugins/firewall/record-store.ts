@@ -1,7 +1,7 @@
 // The records of record.ts on disk: one file per attachment, root's alone (0700 directories,
 // 0600 files), each written whole to a temporary name, synced and renamed into place, so a
 // process killed while writing leaves the old record or the new one, never half of one.
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { attachmentOfName, decodeRecord, encodeRecord, isRecordName, recordDir, tmpPathOf, type FirewallRecord } from './record.ts';
 
@@ -19,12 +19,10 @@ export function readRecord(path: string): FirewallRecord | undefined {
 
 export function writeRecord(path: string, r: FirewallRecord): void {
   const dir = dirname(path);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
   // One name per attachment (the runtime runs one verb of an attachment at a time), so the
   // left-over of a killed write is found again: removed here, by DEL and by GC.
   const tmp = tmpPathOf(path);
-  rmSync(tmp, { force: true });
-  const fd = openSync(tmp, 'wx', 0o600);
+  const fd = openNew(dir, tmp);
   try {
     writeSync(fd, encodeRecord(r));
     fsyncSync(fd);
@@ -41,10 +39,28 @@ export function writeRecord(path: string, r: FirewallRecord): void {
   }
 }
 
-/** The record and any left-over of a write of it that was killed. */
+/** `tmp`, created afresh in `dir`; once more if a DEL of the network's last record removed `dir` in between. */
+function openNew(dir: string, tmp: string): number {
+  for (let attempt = 1; ; attempt++) {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    rmSync(tmp, { force: true });
+    try {
+      return openSync(tmp, 'wx', 0o600);
+    } catch (err) {
+      if (!isMissing(err) || attempt >= 3) throw err;
+    }
+  }
+}
+
+/** The record and any left-over of a write of it that was killed; the network's directory too once it is empty. */
 export function removeRecord(path: string): void {
   rmSync(tmpPathOf(path), { force: true });
   rmSync(path, { force: true });
+  try {
+    rmdirSync(dirname(path));
+  } catch {
+    // not empty (other attachments of the network), or gone already
+  }
 }
 
 /** Every record of `network` with its path (none when the directory is not there). */
