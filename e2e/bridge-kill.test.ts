@@ -10,11 +10,11 @@
 // everything) at two or more distinct points.
 // Runs against CNI_E2E_PLUGIN_DIR (default dist/bin; see e2e/helpers/impl.ts).
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { addPod, bridgeConf, delPod, POD_V6 } from './helpers/bridge-net.ts';
 import { impl } from './helpers/impl.ts';
+import { runKilledAfter, whenSeen, type Outcome, type Trigger } from './helpers/kill.ts';
 import { ipFiles, leftovers } from './helpers/node-state.ts';
 import { BASE_ENV } from './helpers/plugins.ts';
 import { makePod, makeTopology } from './helpers/topology.ts';
@@ -26,18 +26,6 @@ const TRIES = 3;
 /** Everything this ADD makes (bridge aside: the warm-up ADD made it): what `leftovers` finds after it. */
 const ALL_MADE = ['IP files', 'links in pod', 'masquerade rules', 'spoofcheck rules', 'veths in node'];
 
-interface Outcome {
-  readonly ms: number;
-  /** how the ADD ended: killed, or finished before the kill came */
-  readonly ended: string;
-}
-
-/** A kill set off by the ADD's progress: `fired` resolves when the node shows it; stop() ends the watch. */
-interface Trigger {
-  readonly fired: Promise<void>;
-  stop(): void;
-}
-
 /** Fires when `ip monitor link` in the node reports a new veth (the ADD's first step). */
 async function vethAppears(node: string): Promise<Trigger> {
   const mon = spawn('ip', ['-n', node, 'monitor', 'link'], { stdio: ['ignore', 'pipe', 'ignore'] });
@@ -47,52 +35,13 @@ async function vethAppears(node: string): Promise<Trigger> {
 }
 
 /** Fires when host-local's address file appears (IPAM done, masquerading not yet). */
-async function ipFileAppears(dataDir: string): Promise<Trigger> {
-  let timer: NodeJS.Timeout | undefined;
-  const fired = new Promise<void>((resolve) => {
-    timer = setInterval(() => ipFiles(dataDir, 'podnet').length > 0 && resolve(), 1);
-  });
-  return { fired, stop: () => clearInterval(timer) };
+function ipFileAppears(dataDir: string): Trigger {
+  return whenSeen(() => ipFiles(dataDir, 'podnet').length > 0);
 }
 
-/** Runs ADD and SIGKILLs it after `kill` ms or when the trigger fires (if still running); waits for anything it started. */
-async function addKilledAfter(node: string, env: Record<string, string>, conf: object, kill: number | Trigger | undefined): Promise<Outcome> {
-  const t0 = process.hrtime.bigint();
-  // its own process group, so we can tell when helpers it started (nft, iptables, IPAM) are done
-  const child = spawn('ip', ['netns', 'exec', node, `${impl.dir}/bridge`], { env, stdio: ['pipe', 'ignore', 'ignore'], detached: true });
-  child.stdin.on('error', () => {}); // killed before reading its config
-  child.stdin.end(JSON.stringify(conf));
-  const exited = new Promise<string>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? `exit ${code}`)));
-  let timer: NodeJS.Timeout | undefined;
-  if (typeof kill === 'number') timer = setTimeout(() => child.kill('SIGKILL'), kill);
-  else void kill?.fired.then(() => child.exitCode === null && child.signalCode === null && child.kill('SIGKILL'));
-  const ended = await exited;
-  clearTimeout(timer);
-  if (typeof kill === 'object') kill.stop();
-  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  const pgid = child.pid as number;
-
-  for (let i = 0; i < 200 && groupAlive(pgid); i++) await sleep(25);
-  return { ms, ended };
-}
-
-// Whether a process of the group still runs. Zombies do not count: an orphan's parent is
-// gone, and how soon init reaps it is not ours to wait for.
-function groupAlive(pgid: number): boolean {
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    } catch {
-      continue; // gone meanwhile
-    }
-    // pid (comm) state ppid pgrp …; comm may hold spaces and parentheses
-    const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(pgrp) === pgid && state !== 'Z') return true;
-  }
-  return false;
-}
+/** A bridge ADD killed after `kill` ms or when the trigger fires. */
+const addKilledAfter = (node: string, env: Record<string, string>, conf: object, kill: number | Trigger | undefined): Promise<Outcome> =>
+  runKilledAfter({ node, exe: `${impl.dir}/bridge`, env, conf }, kill);
 
 // macspoofchk is part of the sweep: ours always has it; only the Go reference may lack it.
 t.test(`[${impl.label}] ADD killed at points along its way: DEL cleans up, a new ADD works`, { skip: impl.lacks('macspoofchk') }, async (t) => {
@@ -157,7 +106,7 @@ t.test(`[${impl.label}] ADD killed at points along its way: DEL cleans up, a new
   }
   const triggers: [string, () => Promise<Trigger>][] = [
     ['when its veth appears', () => vethAppears(node.name)],
-    ['when its IP file appears', () => ipFileAppears(dataDir)],
+    ['when its IP file appears', async () => ipFileAppears(dataDir)],
   ];
   for (const [when, arm] of triggers) {
     for (let i = 0; i < TRIES && !isPartWay(await killAt(when, arm)); i++);

@@ -1,12 +1,17 @@
 // A DEL whose prevResult cannot be read still tears everything down. A runtime DELs the chain
 // in reverse order and stops at the first failure, so one plugin refusing a field it does not
 // need would leave every plugin before it in place. (The reference's portmap and bandwidth fail
-// such a DEL; bridge, host-local and loopback never read prevResult on DEL.)
-import t from 'tap';
+// such a DEL; bridge, host-local and loopback never read prevResult on DEL.) A runtime whose ADD
+// was interrupted by a later plugin of the chain has no cached result at all: firewall's DEL
+// then still removes what its ADD added (the reference leaves the iptables rules).
+import t, { type Test } from 'tap';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { makeNetns } from './helpers/netns.ts';
 import { ipFiles, leftovers, masqRulesOf } from './helpers/node-state.ts';
 import { execPlugin, tempDir } from './helpers/plugins.ts';
 import { ipJson, needsRoot, nsRun } from './helpers/sh.ts';
+import { firewallStateOf, FW_BACKENDS, type FwBackend } from './helpers/firewall.ts';
 
 const GARBAGE = { ips: 'garbage' };
 
@@ -66,3 +71,45 @@ t.test('loopback: DEL with prevResult {"ips": "garbage"} sets lo down', { skip: 
   const [lo] = await ipJson<{ flags: string[] }[]>(ns.name, ['link', 'show', 'lo']);
   t.notOk(lo?.flags.includes('UP'), 'lo is down');
 });
+
+async function firewallInterrupted(t: Test, backend: FwBackend, prevResult: unknown): Promise<void> {
+  const node = await makeNetns(t, 'node');
+  const pod = await makeNetns(t, 'pod');
+  const dataDir = tempDir(t, 'cnits-delprev-');
+  const ids = { containerId: 'delprev-fw', netns: pod.path, ifname: 'eth0', nodeNetns: node.name };
+  const base = { cniVersion: '1.0.0', name: 'delprev-fw' };
+  const bridge = {
+    ...base,
+    type: 'bridge',
+    bridge: 'cni-delprev',
+    isGateway: true,
+    ipam: { type: 'host-local', ranges: [[{ subnet: '10.253.2.0/24' }], [{ subnet: 'fd00:253:2::/64' }]], dataDir },
+  };
+  const firewall = { ...base, type: 'firewall', backend, dataDir: join(dataDir, 'firewall') };
+  // podman's list is bridge, portmap, firewall, tuning: the ADD ends after firewall, as when tuning is killed.
+  const add = await execPlugin('bridge', { command: 'ADD', ...ids }, bridge);
+  t.equal(add.code, 0, `bridge ADD succeeds ${add.stderr}`);
+  const fw = await execPlugin('firewall', { command: 'ADD', ...ids }, { ...firewall, prevResult: add.json });
+  t.equal(fw.code, 0, `firewall ADD succeeds ${fw.stderr}`);
+  const ips = (add.json?.ips ?? []).map((ip: { address: string }) => ip.address.split('/')[0] as string);
+  t.equal(ips.length, 2, 'a dual-stack pod');
+  t.not((await firewallStateOf(node.name, ips)).length, 0, "the pod's firewall rules are there");
+
+  const del = { ...firewall, ...(prevResult !== undefined && { prevResult }) };
+  const fwDel = await execPlugin('firewall', { command: 'DEL', ...ids }, del);
+  t.equal(fwDel.code, 0, `firewall DEL: ${fwDel.stdout}`);
+  t.same(await firewallStateOf(node.name, ips), [], "no firewall rule or element of the pod's addresses is left");
+  t.equal((await execPlugin('firewall', { command: 'DEL', ...ids }, del)).code, 0, 'firewall DEL again succeeds');
+  const brDel = await execPlugin('bridge', { command: 'DEL', ...ids }, bridge);
+  t.equal(brDel.code, 0, `bridge DEL: ${brDel.stdout}`);
+  t.same(await leftovers({ node: node.name, pod: pod.name, dataDir, network: 'delprev-fw' }), {}, 'no veth, address or pod link left');
+  const records = join(dataDir, 'firewall', 'delprev-fw');
+  t.same(existsSync(records) ? readdirSync(records) : [], [], "firewall's record of the pod is gone");
+}
+
+for (const backend of FW_BACKENDS) {
+  t.test(`firewall (${backend}), after an ADD interrupted later in the chain: DEL without prevResult leaves nothing`, { skip: needsRoot }, (t) =>
+    firewallInterrupted(t, backend, undefined),
+  );
+  t.test(`firewall (${backend}): DEL with prevResult {"ips": "garbage"} leaves nothing`, { skip: needsRoot }, (t) => firewallInterrupted(t, backend, GARBAGE));
+}

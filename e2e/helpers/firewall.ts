@@ -1,6 +1,9 @@
 // firewall e2e helpers: running the plugin with a prevResult in a node netns, the FORWARD
 // default-deny each backend is tested under, and what a pod's addresses leave in iptables and nft.
-import type { Test } from 'tap';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import tap, { type Test } from 'tap';
 import type { BridgeResult } from './bridge-net.ts';
 import { execPlugin, type PluginRun, DIST_BIN } from './plugins.ts';
 import { nsRun, tryRun } from './sh.ts';
@@ -35,11 +38,24 @@ export function runFirewall(dir: string, command: 'ADD' | 'DEL' | 'CHECK' | 'STA
   );
 }
 
+let records: string | undefined;
+
+/** Where firewall keeps its records in these tests: a temp dir per test file, not the host's /run/cni/firewall. */
+function recordsDir(): string {
+  if (records === undefined) {
+    const dir = mkdtempSync(join(tmpdir(), 'cnits-fw-records-'));
+    tap.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    records = dir;
+  }
+  return records;
+}
+
 export const fwConf = (backend: FwBackend, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
   cniVersion: '0.4.0',
   name: 'podnet',
   type: 'firewall',
   backend,
+  dataDir: recordsDir(),
   ...extra,
 });
 

@@ -36,6 +36,8 @@ t.test("defaults as the reference's: CNI-ADMIN, zone trusted, policy open; every
   ]);
   t.same([c.target.adminChain, c.target.zone, c.target.ingressPolicy, c.target.bridge], ['CNI-ADMIN', 'trusted', 'open', undefined]);
   t.equal(await c.backend(), 'iptables');
+  t.equal(c.dataDir, '/run/cni/firewall', "records beside tuning's saved attributes");
+  t.equal(loadConf(req({ dataDir: '/var/lib/x' })).dataDir, '/var/lib/x');
   // the reference's "not set"
   t.equal(loadConf(req({ iptablesAdminChainName: '', firewalldZone: '', ingressPolicy: '' })).target.adminChain, 'CNI-ADMIN');
 });
@@ -54,6 +56,7 @@ t.test('refusals: code 7, the field named, the reference message where it has on
   t.match(refusal({ backend: 'pf' }).details, /^backend: unrecognized backend "pf"/);
   for (const name of ['-j', 'a b', 'a;b', 'x'.repeat(29)]) t.match(refusal({ iptablesAdminChainName: name }).details, /^iptablesAdminChainName: /, name);
   t.match(refusal({ firewalldZone: 'a b' }).details, /^firewalldZone: /);
+  t.match(refusal({ dataDir: 'relative/dir' }).details, /^dataDir: invalid dataDir "relative\/dir": an absolute path/);
   t.same(refusal({ ingressPolicy: 'same-bridge' }, { ...prev, interfaces: [] }), {
     code: 7,
     msg: 'interface needs to be set for ingress policy "same-bridge", make sure to chain "firewall" plugin with "bridge"',

@@ -2,6 +2,7 @@
 // https://github.com/containernetworking/plugins/blob/v1.1.1/plugins/meta/firewall/firewall.go),
 // validated and resolved before anything touches the host. Every error is code 7 with `details`
 // naming the field; the messages are the reference's where it has one.
+import { isAbsolute } from 'node:path';
 import * as z from 'zod/mini';
 import { CniError, ErrorCode, namedSchema, parseWithSchema, timed, type CniRequest, type Result } from '../../lib/cni-spec/index.ts';
 import {
@@ -15,9 +16,12 @@ import {
   type FirewallTarget,
   type IngressPolicy,
 } from '../../lib/linux/index.ts';
+import { DEFAULT_DATA_DIR } from './record.ts';
 
 export interface FirewallConf {
   readonly target: FirewallTarget;
+  /** where the records of what ADD put in place are kept (record.ts); ours, the reference has none */
+  readonly dataDir: string;
   /** resolved lazily: the default asks D-Bus whether firewalld runs */
   readonly backend: () => Promise<FirewallBackend>;
 }
@@ -28,6 +32,7 @@ function buildSchema() {
     iptablesAdminChainName: z.optional(z.string()),
     firewalldZone: z.optional(z.string()),
     ingressPolicy: z.optional(z.string()),
+    dataDir: z.optional(z.string()),
   });
 }
 
@@ -89,6 +94,9 @@ function parseConf(req: CniRequest): FirewallConf {
   }
   const zone = raw.firewalldZone || 'trusted';
   if (!FIREWALLD_ZONE_RE.test(zone)) problems.push({ field: 'firewalldZone', msg: `invalid firewalldZone ${JSON.stringify(zone.slice(0, 64))}` });
+  const dataDir = raw.dataDir || DEFAULT_DATA_DIR;
+  if (!isAbsolute(dataDir) || dataDir.includes('\0'))
+    problems.push({ field: 'dataDir', msg: `invalid dataDir ${JSON.stringify(dataDir.slice(0, 256))}: an absolute path` });
   const policy = raw.ingressPolicy || 'open';
   if (policy !== 'open' && policy !== 'same-bridge') problems.push({ field: 'ingressPolicy', msg: `unknown ingress policy: ${JSON.stringify(policy)}` });
   const ingressPolicy = policy === 'same-bridge' ? 'same-bridge' : 'open';
@@ -109,5 +117,5 @@ function parseConf(req: CniRequest): FirewallConf {
   };
   let resolved: Promise<FirewallBackend> | undefined;
   const backend = (): Promise<FirewallBackend> => (resolved ??= fixed !== undefined ? Promise.resolve(fixed) : defaultFirewallBackend());
-  return Object.freeze({ target: Object.freeze(target), backend });
+  return Object.freeze({ target: Object.freeze(target), dataDir, backend });
 }

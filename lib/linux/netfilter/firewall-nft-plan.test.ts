@@ -49,6 +49,22 @@ t.test('with the skeleton in place, ADD writes just the elements of the full scr
   );
 });
 
+t.test("the full script's elements replace any of the same address, in one transaction, without a read", async (t) => {
+  const key = firewallNftKey(target);
+  const lines = planNftFirewallSetup(target).split('\n');
+  const at = lines.indexOf('add element inet cni_firewall pods4 { 10.88.0.2 }');
+  t.same(
+    lines.slice(at, at + 3),
+    [
+      'add element inet cni_firewall pods4 { 10.88.0.2 }',
+      'delete element inet cni_firewall pods4 { 10.88.0.2 }',
+      `add element inet cni_firewall pods4 { 10.88.0.2 comment "${key}" }`,
+    ],
+    "add (a no-op when there), delete, add with this attachment's comment",
+  );
+  t.equal(lines.filter((l) => l.includes('fd00::2')).length, 3, 'the same for the IPv6 address');
+});
+
 t.test('DEL and GC choose the same elements from `nft -j` and from a dump over nfnetlink', async (t) => {
   const mine = firewallNftKey(target);
   const sibling = firewallNftKey({ ...target, containerId: 'c2' });

@@ -11,9 +11,9 @@
 //     chain isolation_stage_2  per same-bridge bridge: oifname br drop
 //     set pods4, pods6         one element per pod address, commented with the attachment's key
 //
-// The pod addresses live in sets, so an ADD is one `nft -f -` that reads no listing: adding an
-// element twice is no error, and `forward` is rewritten whole (it holds only these jumps)
-// unless a look at it over nfnetlink finds it as it would be written.
+// The pod addresses live in sets, so an ADD is one `nft -f -` that reads no listing (an element
+// is replaced, not read first: elementLines), and `forward` is rewritten whole (it holds only
+// these jumps) unless a look at it over nfnetlink finds it as it would be written.
 import { nftInstanceHash, nftNetworkHash } from './names.ts';
 import type { NftRule } from './nft-json.ts';
 import { parseNftListing } from './nft-json.ts';
@@ -89,20 +89,25 @@ function skeleton(): string[] {
   return lines;
 }
 
-/** The attachment's elements; with a read (`state`), an element of its address under another key is replaced. */
-function elementLines(t: FirewallTarget, state?: FwNftState): string[] {
+/**
+ * The attachment's elements, each replacing one of the same address whatever its comment: the
+ * newest attachment of an address owns its element, so a later DEL or GC of an older one (whose
+ * DEL never came, and whose address went to a new pod) cannot take the new pod's accept away.
+ * `add element` keeps an existing element and its comment, and the kernel has no replace for an
+ * element, so: add (a no-op when there), delete, add with the comment, all in the one
+ * transaction (no moment without the element), without a read.
+ */
+function elementLines(t: FirewallTarget): string[] {
   const key = firewallNftKey(t);
   return t.addrs.flatMap((a) => {
-    // An element left by a container whose DEL never came would keep its comment: replace it.
-    const stale = state?.elems.find((e) => e.set === SET[a.family] && e.val === a.ip && e.comment !== key);
-    const add = `add element ${T} ${SET[a.family]} { ${a.ip} comment ${q(key)} }`;
-    return stale ? [`delete element ${T} ${SET[a.family]} { ${a.ip} }`, add] : [add];
+    const elem = `${T} ${SET[a.family]} { ${a.ip}`;
+    return [`add element ${elem} }`, `delete element ${elem} }`, `add element ${elem} comment ${q(key)} }`];
   });
 }
 
 /** ADD as one transaction. `state` (a read) is needed only for same-bridge: whether the bridge's rules exist. */
 export function planNftFirewallSetup(t: FirewallTarget, state?: FwNftState): string {
-  const lines = [...skeleton(), ...elementLines(t, state)];
+  const lines = [...skeleton(), ...elementLines(t)];
   if (t.ingressPolicy === 'same-bridge' && t.bridge !== undefined && !hasBridgeRules(state, t.bridge)) {
     const br = t.bridge;
     lines.push(`add rule ${T} isolation_stage_1 iifname ${q(br)} oifname != ${q(br)} jump isolation_stage_2 comment ${q(bridgeComment(br))}`);

@@ -7,7 +7,7 @@ import { requireTool, runTool, ToolError } from './exec.ts';
 import { applyNft } from './nft.ts';
 import { nftBatchIfUnchanged, nftGeneration } from './nfnl.ts';
 import { dumpNftRules } from './nft-rule-dump.ts';
-import { addSetElems, dumpSetElems, setElemDeletes, type SetElem } from './nft-set-elems.ts';
+import { dumpSetElems, replaceSetElems, setElemDeletes, type SetElem } from './nft-set-elems.ts';
 import {
   checkNftFirewall,
   EMPTY_FW_STATE,
@@ -69,7 +69,7 @@ async function addElementsOnly(t: FirewallTarget): Promise<boolean> {
   const rules = await dumpNftRules('inet', FW_NFT_TABLE, 'forward');
   if (rules === 'unknown' || !isFirewallSkeleton(rules)) return false;
   try {
-    await addSetElems('inet', FW_NFT_TABLE, firewallSetElems(t));
+    await replaceSetElems('inet', FW_NFT_TABLE, firewallSetElems(t));
     return true;
   } catch {
     return false;

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { decodeSetElems, encodeGetSetElems, encodeSetElems, MAX_COMMENT_BYTES, setElemDeletes } from './nft-set-elems.ts';
+import { decodeSetElems, encodeGetSetElems, encodeSetElems, MAX_COMMENT_BYTES, setElemDeletes, setElemReplaces } from './nft-set-elems.ts';
 
 t.test('NEWSETELEM payload is what `nft add element inet cni_firewall pods4 { 10.1.2.3 comment "abc" }` sends (strace)', async (t) => {
   // strace -xx of nft 1.0.6: nfgen_family=1 (inet); table "cni_firewall\0" (nla_len 17, padded);
@@ -58,6 +58,24 @@ t.test('DELSETELEM payload is what `nft delete element inet cni_firewall pods4 {
     ]),
     [{ msg: 14, flags: 0, payload: nft }],
     'one NFT_MSG_DELSETELEM (14) per set that has keys, flags as nft sends them (NLM_F_REQUEST alone)',
+  );
+});
+
+t.test('a replace is the batch `nft -f` sends for add, delete, add with the comment (strace: NEWSETELEM CREATE, DELSETELEM, NEWSETELEM CREATE)', async (t) => {
+  const key = Buffer.from([10, 88, 0, 6]);
+  const bare = encodeSetElems('inet', 'cni_firewall', 'pods4', [{ key }]);
+  const commented = encodeSetElems('inet', 'cni_firewall', 'pods4', [{ key, comment: 'abc' }]);
+  t.same(
+    setElemReplaces('inet', 'cni_firewall', [
+      { set: 'pods4', elems: [{ key, comment: 'abc' }] },
+      { set: 'pods6', elems: [] },
+    ]),
+    [
+      { msg: 12, flags: 0x400, payload: bare },
+      { msg: 14, flags: 0, payload: bare },
+      { msg: 12, flags: 0x400, payload: commented },
+    ],
+    'the key alone is added and deleted, then added with its comment; nothing for a set without elements',
   );
 });
 

@@ -1,4 +1,4 @@
-// An nftables set's elements over nfnetlink: adding some, listing them, deleting some, with the
+// An nftables set's elements over nfnetlink: putting some in place, listing them, deleting some, with the
 // messages `nft add element`, `nft list set` and `nft delete element` send, each change in one
 // batch (one transaction), without an nft process (~5 ms). Only for sets that exist: the caller
 // has seen them referenced by the rules of its table (firewall-nft.ts).
@@ -17,6 +17,8 @@ import { NFPROTO, nftBatch, nftRequest, type NftFamily } from './nfnl.ts';
 const NFT_MSG_NEWSETELEM = 12;
 const NFT_MSG_GETSETELEM = 13;
 const NFT_MSG_DELSETELEM = 14;
+
+type BatchMessage = { msg: number; flags: number; payload: Buffer };
 
 // include/uapi/linux/netfilter/nf_tables.h
 const NFTA_SET_ELEM_LIST_TABLE = 1;
@@ -74,15 +76,30 @@ export function encodeSetElems(family: NftFamily, table: string, set: string, el
 }
 
 /**
- * Adds the elements of each set given, all in one transaction: existing ones stay as they are
- * (NLM_F_CREATE without NLM_F_EXCL, like `nft add element`). Throws a NetlinkError when the
- * kernel refuses (no such table or set: ENOENT).
+ * Puts the elements of each set given in place, all in one transaction, each replacing an
+ * element of the same key whatever its comment. NLM_F_CREATE without NLM_F_EXCL (what `nft add
+ * element` sends) keeps an existing element as it is, comment included, and the kernel has no
+ * replace for elements; so per set: add the keys (a no-op for those there), delete them, add
+ * them with their comments. No moment without the element: the transaction commits as one.
+ * Throws a NetlinkError when the kernel refuses (no such table or set: ENOENT).
  */
-export function addSetElems(family: NftFamily, table: string, sets: readonly { set: string; elems: readonly SetElem[] }[]): Promise<void> {
-  const messages = sets
-    .filter((s) => s.elems.length > 0)
-    .map((s) => ({ msg: NFT_MSG_NEWSETELEM, flags: NLM_F_CREATE, payload: encodeSetElems(family, table, s.set, s.elems) }));
+export function replaceSetElems(family: NftFamily, table: string, sets: readonly { set: string; elems: readonly SetElem[] }[]): Promise<void> {
+  const messages = setElemReplaces(family, table, sets);
   return messages.length === 0 ? Promise.resolve() : nftBatch('NFT_MSG_NEWSETELEM', messages);
+}
+
+/** replaceSetElems's batch messages (pure): per set with elements, add the keys, delete them, add the elements. */
+export function setElemReplaces(family: NftFamily, table: string, sets: readonly { set: string; elems: readonly SetElem[] }[]): BatchMessage[] {
+  return sets
+    .filter((s) => s.elems.length > 0)
+    .flatMap((s) => {
+      const keys = s.elems.map((e) => ({ key: e.key }));
+      return [
+        { msg: NFT_MSG_NEWSETELEM, flags: NLM_F_CREATE, payload: encodeSetElems(family, table, s.set, keys) },
+        { msg: NFT_MSG_DELSETELEM, flags: 0, payload: encodeSetElems(family, table, s.set, keys) },
+        { msg: NFT_MSG_NEWSETELEM, flags: NLM_F_CREATE, payload: encodeSetElems(family, table, s.set, s.elems) },
+      ];
+    });
 }
 
 /** The NFT_MSG_GETSETELEM dump request's payload (pure): nfgenmsg of the family, the table, the set. */
@@ -120,11 +137,7 @@ export async function dumpSetElems(family: NftFamily, table: string, set: string
 }
 
 /** The batch messages that delete the given keys of each set (pure); none for a set without keys. */
-export function setElemDeletes(
-  family: NftFamily,
-  table: string,
-  sets: readonly { set: string; keys: readonly Uint8Array[] }[],
-): { msg: number; flags: number; payload: Buffer }[] {
+export function setElemDeletes(family: NftFamily, table: string, sets: readonly { set: string; keys: readonly Uint8Array[] }[]): BatchMessage[] {
   return sets
     .filter((s) => s.keys.length > 0)
     .map((s) => ({
