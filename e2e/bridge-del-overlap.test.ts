@@ -54,7 +54,9 @@ t.test('bridge DEL with ipMasq sends the veth removal while the masquerade tool 
   const conf = bridgeConf({ dataDir, name: 'deloverlap', bridge: 'cni-overlap', bridgeFields: { isGateway: true, ipMasq: true } });
   const traced = tracedBridge(t);
   let overlapping = 0;
-  for (let i = 0; i < PODS; i++) {
+  // Pod 0 is not counted: its DEL may be the build's first, which compiles without a code cache
+  // (the bundles write theirs at exit) and so starts the removal later than any DEL after it.
+  for (let i = 0; i <= PODS; i++) {
     const pod = await makePod(t);
     const ids = { containerId: `del-overlap-${i}`, netns: pod.path, ifname: 'eth0', nodeNetns: node.name };
     const add = await execPlugin('bridge', { command: 'ADD', ...ids }, conf);
@@ -74,7 +76,7 @@ t.test('bridge DEL with ipMasq sends the veth removal while the masquerade tool 
     t.comment(
       `pod ${i}: tool started, removal sent ${(removal - toolStart).toFixed(1)} ms later, tool exited ${(toolExit - toolStart).toFixed(1)} ms after its start`,
     );
-    if (removal < toolExit) overlapping++;
+    if (i > 0 && removal < toolExit) overlapping++;
   }
   t.ok(overlapping >= OVERLAPPING, `the removal was sent while the tool ran in ${overlapping} of ${PODS} DELs (${OVERLAPPING} wanted)`);
 });
