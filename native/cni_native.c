@@ -1,7 +1,8 @@
 /*
  * The few syscalls Node cannot make: setns (scoped to one synchronous JS
- * call), flock, fstatfs and netlink sockets (nl_socket.c). Plain N-API (no libuv, no C++) so the same .node
- * loads under any Node >= 20 and stays small enough to embed in each bundle.
+ * call), flock, fstatfs, netlink sockets (nl_socket.c) and a spawn that copies
+ * nothing of the parent (spawn.c). Plain N-API (no libuv, no C++) so the same
+ * .node loads under any Node >= 20 and stays small enough to embed in each bundle.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -224,6 +225,7 @@ NAPI_MODULE_INIT() {
       !export_fn(env, exports, "flock", do_flock) ||
       !export_fn(env, exports, "isNetnsFd", is_netns_fd) ||
       !export_nl_socket(env, exports) ||
+      !export_spawn(env, exports) ||
       !export_int(env, exports, "LOCK_SH", LOCK_SH) ||
       !export_int(env, exports, "LOCK_EX", LOCK_EX) ||
       !export_int(env, exports, "LOCK_UN", LOCK_UN) ||

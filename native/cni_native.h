@@ -16,5 +16,7 @@ void leave_netns(int saved);
 int export_fn(napi_env env, napi_value exports, const char *name, napi_callback cb);
 /* Adds nlOpen, nlSend, nlReceive and nlClose to exports. */
 int export_nl_socket(napi_env env, napi_value exports);
+/* Adds spawnStart and spawnWait to exports (spawn.c). */
+int export_spawn(napi_env env, napi_value exports);
 
 #endif

@@ -91,9 +91,13 @@ function writeFd(fd: 1 | 2, s: string): void {
     while (off < bytes.length) off += writeSync(fd, bytes, off);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') throw err;
+    streamed = true;
     (fd === 1 ? process.stdout : process.stderr).write(bytes.subarray(off));
   }
 }
+
+/** Whether a write went through a stream, which only drains if the process lets the loop end. */
+let streamed = false;
 
 /** The plugin's entry point: wires the process in and sets process.exitCode. */
 export function cniMain(spec: PluginSpec): void {
@@ -105,8 +109,12 @@ export function cniMain(spec: PluginSpec): void {
     stdout: (s) => writeFd(1, s),
     stderr: (s) => writeFd(2, s),
   };
-  // Setting exitCode rather than calling exit() lets stdout drain.
   void runPlugin(spec, io).then((code) => {
     process.exitCode = code;
+    // Everything is written and nothing of the verb is left running, so Node's teardown of
+    // the environment (every handle closed, the heap freed) would only keep the runtime
+    // waiting: exit() skips it ('exit' listeners still run). Not after a write went through
+    // a stream, which needs the loop to drain.
+    if (!streamed) process.exit();
   });
 }

@@ -18,6 +18,8 @@ cniMain({
   versions: ['0.4.0', '1.0.0'],
   add: async (req) => ({ cniVersion: '1.1.0', ips: [{ address: '10.0.0.9/24' }], dns: { domain: req.name } }),
   del: async () => { throw new CniError(11, 'busy'); },
+  // A verb that leaves a handle behind (here a timer): its result is the end of the process.
+  check: async () => { setTimeout(() => process.stderr.write('the timer fired\\n'), 3000); },
 });
 `,
 );
@@ -54,4 +56,12 @@ t.test('VERSION and the about text', async (t) => {
   t.equal(about.code, 0);
   t.equal(about.stdout, '');
   t.equal(about.stderr, 'CNI main-test plugin\nCNI protocol versions supported: 0.4.0, 1.0.0\n');
+});
+
+t.test('the process ends with the result, not when leftover handles let the event loop end', async (t) => {
+  const started = Date.now();
+  const r = exec({ CNI_COMMAND: 'CHECK' }, conf);
+  t.equal(r.code, 0, r.stderr);
+  t.notMatch(r.stderr, /the timer fired/);
+  t.ok(Date.now() - started < 2500, `exited in ${Date.now() - started} ms, before the 3 s timer`);
 });

@@ -10,6 +10,8 @@ interface CniNative {
   nlSend(fd: number, bytes: Buffer): void;
   nlReceive(fd: number, seq: number): Buffer;
   nlClose(fd: number): void;
+  spawnStart(file: string, args: readonly string[], input: Buffer): [pid: number, stdoutFd: number, stderrFd: number];
+  spawnWait(pid: number, timeoutMs: number): [code: number, signal: number];
   readonly LOCK_SH: number;
   readonly LOCK_EX: number;
   readonly LOCK_UN: number;
@@ -73,4 +75,23 @@ export function nlReceive(fd: number, seq: number): Buffer {
 
 export function nlClose(fd: number): void {
   addon().nlClose(fd);
+}
+
+/**
+ * Starts `file` with argv [file, ...args], this process's environment and `input` on stdin;
+ * stdout and stderr go to two unnamed memory files whose fds are returned with the pid. A
+ * failed exec throws an Error whose syscall is 'posix_spawn'. The native half of tool-run.ts.
+ */
+export function spawnStart(file: string, args: readonly string[], input: Buffer): { pid: number; stdoutFd: number; stderrFd: number } {
+  const [pid, stdoutFd, stderrFd] = addon().spawnStart(file, args, input);
+  return { pid, stdoutFd, stderrFd };
+}
+
+/**
+ * Blocks until child `pid` exits, sending it SIGTERM once `timeoutMs` has passed. Returns its
+ * exit code (-1 when a signal ended it) and the signal number (0 for none).
+ */
+export function spawnWait(pid: number, timeoutMs: number): { code: number; signal: number } {
+  const [code, signal] = addon().spawnWait(pid, timeoutMs);
+  return { code, signal };
 }

@@ -2,8 +2,9 @@
 // stdin, one process per transaction. Each spawn costs a few ms and each nft commit ~16 ms,
 // so callers batch everything one step needs into a single run.
 import { isAbsolute } from 'node:path';
-import { findFileIn, runProgram, type ProgramOutput } from '../../cni-spec/run-program.ts';
+import { findFileIn, type ProgramOutput } from '../../cni-spec/run-program.ts';
 import { timed } from '../../cni-spec/timing.ts';
+import { runToolProgram } from '../tool-run.ts';
 
 // Runtimes do not always pass PATH to plugins; Go's exec.LookPath would then fail, we look in
 // the usual system directories instead.
@@ -68,7 +69,7 @@ export async function runTool(file: string, args: readonly string[], stdin = '')
   const tool = file.slice(file.lastIndexOf('/') + 1);
   let o: ProgramOutput;
   try {
-    o = await timed('netfilter', () => runProgram(file, args, stdin, { timeoutMs: TIMEOUT_MS }));
+    o = await timed('netfilter', () => runToolProgram(file, args, stdin, TIMEOUT_MS));
   } catch (e) {
     throw new ToolError({ tool, args, exitCode: null, stderr: (e as Error).message }, { cause: e });
   }
