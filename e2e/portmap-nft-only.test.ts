@@ -82,3 +82,44 @@ t.test('nftables-only node, no backend named: cnitool ADD maps and masquerades, 
     t.equal(await tcpAnswer(remote!.name, UPLINK.nodeV4, 8080), '', `round ${round}: after DEL the hostPort no longer answers`);
   }
 });
+
+// A DEL without portMappings (cnitool del without CAP_ARGS; a runtime that lost the pod's
+// metadata) does nothing on the reference (plugins#510). On nftables the rules carry the
+// container id and our ADD marks the network's pod addresses, so such a DEL still finds them.
+t.test('nftables-only node: a DEL without portMappings (cnitool, no CAP_ARGS) still leaves nothing of the pod', { skip: needsRoot }, async (t) => {
+  t.equal(cnitoolMissing, undefined, 'cnitool is built');
+  if (cnitoolMissing !== undefined) return;
+  const { node, remote, dataDir } = await makeTopology(t, { remote: true });
+  const pod = await makePod(t);
+  const confDir = tempDir(t, 'cnits-netconf-');
+  writeFileSync(join(confDir, '10-podnet.conflist'), JSON.stringify(portmapList({ dataDir, v6: true })));
+  const add: CnitoolRun = {
+    confDir,
+    cniPath: [DIST_BIN],
+    nodeNetns: node.name,
+    capArgs: { portMappings: PORT_MAPPINGS },
+    cacheDir: tempDir(t, 'cnits-cache-'),
+    binds: iptablesHidden(t),
+  };
+  const { capArgs: _, ...del } = add;
+  const id = cnitoolContainerId(pod.path);
+  await startNamedServer(t, remote!.name, 'remote', { tcp: 8080, udp: 8081 });
+
+  for (let round = 1; round <= 2; round++) {
+    const added = await cnitool(add, 'add', 'podnet', pod.path);
+    t.equal(added.code, 0, `round ${round}: ADD succeeds (${added.stderr})`);
+    if (added.code !== 0) return;
+    const addrs = (JSON.parse(added.stdout) as { ips: { address: string }[] }).ips.map((ip) => ip.address.split('/')[0]!);
+    if (round === 1) await startNamedServer(t, pod.name, 'pod', { tcp: 80, udp: 81 });
+    t.equal(await tcpAnswer(remote!.name, UPLINK.nodeV4, 8080), 'pod', `round ${round}: control: the hostPort answers from another netns`);
+    t.ok(
+      (await rulesOfPod(node.name, id, addrs)).some((r) => r.startsWith('ip cni_hostport hostports:')),
+      `round ${round}: control: the pod's DNAT is in ip cni_hostport`,
+    );
+
+    const deleted = await cnitool(del, 'del', 'podnet', pod.path);
+    t.equal(deleted.code, 0, `round ${round}: DEL without CAP_ARGS succeeds (${deleted.stderr})`);
+    t.same(await rulesOfPod(node.name, id, addrs), [], `round ${round}: after it no rule of the node names the pod (its id or its addresses)`);
+    t.equal(await tcpAnswer(remote!.name, UPLINK.nodeV4, 8080), '', `round ${round}: after it the hostPort no longer answers`);
+  }
+});
