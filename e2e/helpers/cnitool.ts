@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { BASE_ENV } from './plugins.ts';
-import { inNetns, tryRun, withDirOver } from './sh.ts';
+import { inNetns, tryRun, withBindsOver } from './sh.ts';
 
 export const CNITOOL = process.env['CNITOOL'] ?? resolve(import.meta.dirname, '..', '..', '.cache', 'cnitool');
 
@@ -37,6 +37,8 @@ export interface CnitoolRun {
    * run are the test's alone (cni-run can then use the same dir with --cache-dir).
    */
   readonly cacheDir?: string;
+  /** directories bind-mounted over others, in order, in cnitool's own mount namespace (before cacheDir's) */
+  readonly binds?: readonly (readonly [source: string, target: string])[];
 }
 
 /** `cnitool VERB NETWORK NETNS`; a failure is an answer (exit code and output). */
@@ -48,9 +50,12 @@ export function cnitool(o: CnitoolRun, verb: string, network: string, netnsPath:
     ...(o.capArgs && { CAP_ARGS: JSON.stringify(o.capArgs) }),
   }).map(([k, v]) => `${k}=${v}`);
   const cmd = [...(o.nodeNetns === undefined ? [] : inNetns(o.nodeNetns)), 'env', '-i', ...env, CNITOOL, verb, network, netnsPath];
-  if (o.cacheDir === undefined) return tryRun(cmd[0] as string, cmd.slice(1));
-  mkdirSync(o.cacheDir, { recursive: true });
-  mkdirSync(CNITOOL_CACHE_DIR, { recursive: true }); // the mount point; libcni makes it on any run anyway
-  const own = withDirOver(o.cacheDir, CNITOOL_CACHE_DIR, cmd);
+  const binds = [...(o.binds ?? [])];
+  if (o.cacheDir !== undefined) {
+    mkdirSync(o.cacheDir, { recursive: true });
+    mkdirSync(CNITOOL_CACHE_DIR, { recursive: true }); // the mount point; libcni makes it on any run anyway
+    binds.push([o.cacheDir, CNITOOL_CACHE_DIR]);
+  }
+  const own = binds.length === 0 ? cmd : withBindsOver(binds, cmd);
   return tryRun(own[0] as string, own.slice(1));
 }

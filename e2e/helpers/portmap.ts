@@ -12,7 +12,8 @@ export const BACKENDS: readonly Backend[] = ['iptables', 'nftables'];
 
 export interface PortmapListOptions {
   readonly dataDir: string;
-  readonly backend: Backend;
+  /** absent: no backend named, the host's default (as a Kubernetes list has it) */
+  readonly backend?: Backend;
   readonly name?: string;
   readonly cniVersion?: string;
   readonly v6?: boolean;

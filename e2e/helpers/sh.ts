@@ -22,15 +22,22 @@ export async function tryRun(cmd: string, args: readonly string[]): Promise<{ co
   }
 }
 
-// Bind-mounts $0 over $1 in the private mount namespace unshare made, then runs the rest.
-const BIND_THEN_EXEC = 'mount --bind "$0" "$1" && shift && exec "$@"';
+// Bind-mounts each source over its target (pairs of arguments up to "--") in the private mount
+// namespace unshare made, in order, then runs what follows the "--".
+const BINDS_THEN_EXEC = 'while [ "$1" != -- ]; do mount --bind "$1" "$2" || exit 125; shift 2; done; shift; exec "$@"';
 
 /**
- * The command line that runs `cmd` with directory `source` mounted over `target` (which must
- * exist), in a mount namespace of its own: the machine's `target` is neither read nor written.
+ * The command line that runs `cmd` with each directory `source` mounted over `target` (which
+ * must exist), in order, in a mount namespace of its own: the machine's targets are neither
+ * read nor written.
  */
+export function withBindsOver(binds: readonly (readonly [source: string, target: string])[], cmd: readonly string[]): string[] {
+  return ['unshare', '--mount', '--propagation', 'private', '--', 'sh', '-c', BINDS_THEN_EXEC, 'sh', ...binds.flat(), '--', ...cmd];
+}
+
+/** withBindsOver() with one directory. */
 export function withDirOver(source: string, target: string, cmd: readonly string[]): string[] {
-  return ['unshare', '--mount', '--propagation', 'private', '--', 'sh', '-c', BIND_THEN_EXEC, source, target, ...cmd];
+  return withBindsOver([[source, target]], cmd);
 }
 
 /** The command prefix that runs a program inside netns `ns`. */

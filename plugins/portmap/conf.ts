@@ -18,7 +18,7 @@ import {
 
 export interface PortmapConf {
   readonly target: PortmapTarget;
-  /** resolved lazily: deciding the default looks at PATH, which a config without mappings never needs */
+  /** resolved lazily: deciding the default looks at PATH, which a config without mappings needs only on DEL (nftables looks for its rules then) */
   readonly backend: () => PortmapBackend;
   /** the container's first IPv4 and first IPv6 address from prevResult (the reference's pick) */
   readonly addrs: readonly ContainerAddr[];

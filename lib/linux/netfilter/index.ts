@@ -7,7 +7,16 @@ export { masqChainName } from './names.ts';
 export { ToolError, ToolMissingError } from './exec.ts';
 export { NetfilterErrors } from './settle.ts';
 // portmap (hostPort DNAT), both backends.
-export { setupPortmap, teardownPortmap, checkPortmap, gcPortmap, portmapBackendProblem, defaultPortmapBackend, type PortmapBackend } from './portmap.ts';
+export {
+  setupPortmap,
+  teardownPortmap,
+  teardownPortmapWithoutMappings,
+  checkPortmap,
+  gcPortmap,
+  portmapBackendProblem,
+  defaultPortmapBackend,
+  type PortmapBackend,
+} from './portmap.ts';
 export { containerAddr, ipFamily, PORT_PROTOCOLS, type ContainerAddr, type PortMapping, type PortmapTarget, type PortProtocol } from './portmap-spec.ts';
 export { CONDITION_MAX_LEN, CONDITION_TOKEN_RE, IPTABLES_CHAIN_RE } from './validate.ts';
 // firewall (FORWARD accept rules, same-bridge isolation), three backends.

@@ -10,6 +10,7 @@ export const NFTA_RULE_TABLE = 1;
 export const NFTA_RULE_CHAIN = 2;
 export const NFTA_RULE_HANDLE = 3;
 export const NFTA_RULE_EXPRESSIONS = 4;
+export const NFTA_RULE_USERDATA = 7;
 export const NFTA_LIST_ELEM = 1;
 export const NFTA_EXPR_NAME = 1;
 export const NFTA_EXPR_DATA = 2;

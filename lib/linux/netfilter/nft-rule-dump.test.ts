@@ -70,3 +70,17 @@ t.test('truncated or empty messages decode to what is there, without throwing', 
   const whole = Buffer.from(fixture['iptablesNft']!.rules[0]!, 'base64');
   t.doesNotThrow(() => decodeRule(whole.subarray(0, whole.length - 7)));
 });
+
+t.test("a rule's comment, from its userdata, as nft stored it; none when it has none", async (t) => {
+  const [marked, bare] = rulesOf('portmapMarkers');
+  t.same(
+    [marked, bare].map((r) => [r!.chain, r!.handle, r!.exprs.flatMap((e) => ('value' in e ? [[...e.value]] : []))]),
+    [
+      ['cni_net_ee26b0dd4af7e749', 2n, [[10, 88, 0, 2]]],
+      ['cni_net_ee26b0dd4af7e749', 3n, [[10, 88, 0, 3]]],
+    ],
+  );
+  t.equal(marked!.comment, 'icee6giejonei6so');
+  t.equal(bare!.comment, undefined);
+  t.notOk('comment' in bare!, 'no comment key at all');
+});

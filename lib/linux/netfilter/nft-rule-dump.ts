@@ -19,10 +19,12 @@ import {
   NFTA_RULE_EXPRESSIONS,
   NFTA_RULE_HANDLE,
   NFTA_RULE_TABLE,
+  NFTA_RULE_USERDATA,
   NFTA_VERDICT_CHAIN,
   NFTA_VERDICT_CODE,
 } from './nft-attrs.ts';
 import { NFPROTO, nftRequest, type NftFamily } from './nfnl.ts';
+import { udataComment } from './nft-udata.ts';
 
 // include/uapi/linux/netfilter/nf_tables.h
 const NFTA_LOOKUP_SET = 1;
@@ -41,6 +43,8 @@ export interface NftKernelRule {
   readonly chain: string;
   /** what deletes it (NFTA_RULE_HANDLE); undefined if the kernel sent none */
   readonly handle: bigint | undefined;
+  /** the comment `nft` stored with it (NFTA_RULE_USERDATA), as `nft list` shows it */
+  readonly comment?: string;
   readonly exprs: readonly NftExpr[];
   /** each expression as the kernel sent it (an NFTA_LIST_ELEM's payload), for byte compares */
   readonly elems: readonly Buffer[];
@@ -92,10 +96,12 @@ export function decodeRule(payload: Buffer): NftKernelRule {
   // Decoded on first use: a chain of many pods is mostly compared as bytes (elems).
   let exprs: NftExpr[] | undefined;
   const handle = findAttr(attrs, NFTA_RULE_HANDLE);
+  const comment = udataComment(findAttr(attrs, NFTA_RULE_USERDATA));
   return {
     table: attrText(findAttr(attrs, NFTA_RULE_TABLE)),
     chain: attrText(findAttr(attrs, NFTA_RULE_CHAIN)),
     handle: handle !== undefined && handle.length >= 8 ? handle.readBigUInt64BE(0) : undefined,
+    ...(comment !== undefined && { comment }),
     get exprs() {
       return (exprs ??= elems.map(decodeExpr));
     },

@@ -13,6 +13,7 @@ import { NLM_F_CREATE } from '../nl-request.ts';
 import { NLM_F_DUMP } from '../nl-socket.ts';
 import { NFTA_DATA_VALUE, NFTA_LIST_ELEM } from './nft-attrs.ts';
 import { NFPROTO, nftBatch, nftRequest, type NftFamily } from './nfnl.ts';
+import { UDATA_COMMENT, udataComment } from './nft-udata.ts';
 
 const NFT_MSG_NEWSETELEM = 12;
 const NFT_MSG_GETSETELEM = 13;
@@ -26,7 +27,6 @@ const NFTA_SET_ELEM_LIST_SET = 2;
 const NFTA_SET_ELEM_LIST_ELEMENTS = 3;
 const NFTA_SET_ELEM_KEY = 1;
 const NFTA_SET_ELEM_USERDATA = 6;
-const UDATA_SET_ELEM_COMMENT = 0;
 /** libnftnl's limit on a comment (NFT_USERDATA_MAXLEN is 256 for all of an element's userdata). */
 export const MAX_COMMENT_BYTES = 127;
 
@@ -39,18 +39,7 @@ export interface SetElem {
 function commentData(comment: string): Buffer {
   const text = Buffer.from(`${comment}\0`, 'utf8');
   if (text.length > MAX_COMMENT_BYTES + 1) throw new RangeError(`set element comment longer than ${MAX_COMMENT_BYTES} bytes`);
-  return Buffer.concat([Buffer.from([UDATA_SET_ELEM_COMMENT, text.length]), text]);
-}
-
-/** A comment's text from an element's userdata TLVs; undefined when it has none. */
-function commentOf(userdata: Buffer | undefined): string | undefined {
-  for (let off = 0; userdata !== undefined && off + 2 <= userdata.length; off += 2 + userdata[off + 1]!) {
-    if (userdata[off] !== UDATA_SET_ELEM_COMMENT) continue;
-    const text = userdata.subarray(off + 2, Math.min(off + 2 + userdata[off + 1]!, userdata.length));
-    const nul = text.indexOf(0);
-    return text.subarray(0, nul < 0 ? text.length : nul).toString('utf8');
-  }
-  return undefined;
+  return Buffer.concat([Buffer.from([UDATA_COMMENT, text.length]), text]);
 }
 
 /**
@@ -117,7 +106,7 @@ export function decodeSetElems(payload: Buffer): SetElem[] {
       const keyAttr = findAttr(a.value, NFTA_SET_ELEM_KEY);
       const key = keyAttr && findAttr(keyAttr, NFTA_DATA_VALUE);
       if (key === undefined) return [];
-      const comment = commentOf(findAttr(a.value, NFTA_SET_ELEM_USERDATA));
+      const comment = udataComment(findAttr(a.value, NFTA_SET_ELEM_USERDATA));
       return [{ key: Buffer.from(key), ...(comment !== undefined && { comment }) }];
     });
 }

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { parseNftListing } from './nft-json.ts';
-import { checkNftPortmap, planNftPortmapGc, planNftPortmapSetup, planNftPortmapTeardown } from './portmap-nft-plan.ts';
+import { checkNftPortmap, planNftPortmapGc, planNftPortmapSetup, planNftPortmapTeardown, planNftPortmapTeardownOwned } from './portmap-nft-plan.ts';
 import { containerAddr, type PortmapTarget } from './portmap-spec.ts';
 
 // The config and the per-mapping rule lines are the reference's own test vectors
@@ -191,4 +191,23 @@ t.test('GC removes only what the network marked as its own, for containers not l
     'delete rule ip6 cni_hostport cni_net_e25ac3845f8cbe12 handle 21\ndelete rule ip6 cni_hostport hostports handle 13\n',
   );
   t.equal(planNftPortmapGc([SHARED], new Set(), 'never-used-nft'), undefined, 'a network without markers removes nothing');
+});
+
+t.test("DEL without mappings removes what the network marked as this container's, nothing of another network or container", async (t) => {
+  t.equal(
+    planNftPortmapTeardownOwned([SHARED], 'icee6giejonei6so', 'test'),
+    'delete rule ip6 cni_hostport cni_net_ee26b0dd4af7e749 handle 20\ndelete rule ip6 cni_hostport hostports handle 10\ndelete rule ip6 cni_hostport masquerading handle 11\n',
+    "network test: the container's marker and rules on its address; not the same id's rule on other's address",
+  );
+  t.equal(
+    planNftPortmapTeardownOwned([SHARED], 'icee6giejonei6so', 'other'),
+    'delete rule ip6 cni_hostport cni_net_e25ac3845f8cbe12 handle 22\ndelete rule ip6 cni_hostport hostports handle 12\n',
+    "network other: only the same id's rule on its own address",
+  );
+  t.equal(
+    planNftPortmapTeardownOwned([SHARED], 'gone', 'test'),
+    undefined,
+    'rules without a marker (the Go plugin writes none) stay, as the reference leaves them',
+  );
+  t.equal(planNftPortmapTeardownOwned([SHARED], 'icee6giejonei6so', 'never-used-nft'), undefined, 'a network without markers removes nothing');
 });

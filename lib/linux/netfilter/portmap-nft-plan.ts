@@ -108,24 +108,38 @@ function ruleAddr(r: NftRule): unknown {
 }
 
 /**
- * GC of `network`: only what its markers prove is its own. For each marker of a container
- * not in `validIds`: the marker, and the rules with that container id as comment whose
- * address is the marker's. Rules without a marker of this network (another network's, the Go
- * plugin's, which has no markers) stay, and so does a rule of the same container id on another
- * network's address.
+ * The rules `network`'s markers prove its own, for the containers `stale` picks: each such
+ * marker, and the rules with its container id as comment whose address is the marker's. Rules
+ * without a marker of this network (another network's, the Go plugin's, which has no markers)
+ * stay, and so does a rule of the same container id on another network's address.
  */
-export function planNftPortmapGc(listings: readonly NftListing[], validIds: ReadonlySet<string>, network: string): string | undefined {
+function planOwnedDeletes(listings: readonly NftListing[], network: string, stale: (containerId: string) => boolean): string | undefined {
   const owner = portmapNftNetworkChain(network);
-  const stale: NftRule[] = [];
+  const doomed: NftRule[] = [];
   for (const l of listings) {
-    const markers = l.rules.filter((r) => r.table === PORTMAP_NFT_TABLE && r.chain === owner && r.comment !== undefined && !validIds.has(r.comment));
+    const markers = l.rules.filter((r) => r.table === PORTMAP_NFT_TABLE && r.chain === owner && r.comment !== undefined && stale(r.comment));
     for (const m of markers) {
       const addr = readRule(m.expr).matches.get(`${m.family} daddr`);
       if (addr === undefined) continue;
-      stale.push(m, ...selectPortmapRules(l.rules, m.comment!).filter((r) => r.family === m.family && ruleAddr(r) === addr));
+      doomed.push(m, ...selectPortmapRules(l.rules, m.comment!).filter((r) => r.family === m.family && ruleAddr(r) === addr));
     }
   }
-  return deletePortmapRulesScript([...new Map(stale.map((r) => [`${r.family} ${r.handle}`, r])).values()]);
+  return deletePortmapRulesScript([...new Map(doomed.map((r) => [`${r.family} ${r.handle}`, r])).values()]);
+}
+
+/** GC of `network`: what its markers prove its own, of every container not in `validIds`. */
+export function planNftPortmapGc(listings: readonly NftListing[], validIds: ReadonlySet<string>, network: string): string | undefined {
+  return planOwnedDeletes(listings, network, (id) => !validIds.has(id));
+}
+
+/**
+ * DEL without mappings (nftables): what `network`'s markers prove is this container's on it.
+ * Such a DEL is mostly a network that maps no ports for the pod (a second attachment, say)
+ * while another network of the same container id does, so the rules with the id alone do not
+ * say they are this network's: the markers decide, as for GC.
+ */
+export function planNftPortmapTeardownOwned(listings: readonly NftListing[], containerId: string, network: string): string | undefined {
+  return planOwnedDeletes(listings, network, (id) => id === containerId);
 }
 
 type Obj = Record<string, unknown>;

@@ -1,10 +1,13 @@
 // The portmap nftables executor. ADD: one `nft -f -` for both families, nothing read. DEL and
-// GC: the two tables read (in parallel), then one transaction deleting rules by handle.
+// GC: the two tables read (in parallel), then one transaction deleting rules by handle. A DEL
+// without mappings first looks over nfnetlink (no process) for this network's markers of the
+// container, and reads and deletes only when there are some.
 import { applyNft, listNft } from './nft.ts';
 import { NFT_FAMILY } from './nft-attrs.ts';
-import { PORTMAP_NFT_TABLE } from './names.ts';
+import { dumpNftRules } from './nft-rule-dump.ts';
+import { PORTMAP_NFT_TABLE, portmapNftNetworkChain } from './names.ts';
 import type { NftListing } from './nft-json.ts';
-import { checkNftPortmap, planNftPortmapGc, planNftPortmapSetup, planNftPortmapTeardown } from './portmap-nft-plan.ts';
+import { checkNftPortmap, planNftPortmapGc, planNftPortmapSetup, planNftPortmapTeardown, planNftPortmapTeardownOwned } from './portmap-nft-plan.ts';
 import type { ContainerAddr, PortmapTarget } from './portmap-spec.ts';
 
 type Family = 4 | 6;
@@ -34,6 +37,24 @@ async function readPlanApplyBoth(plan: (listings: NftListing[]) => string | unde
 
 export function teardownPortmapNft(network: string, containerId: string, families: readonly Family[] = [4, 6]): Promise<void> {
   return readPlanApplyBoth((listings) => planNftPortmapTeardown(listings, containerId, network), families);
+}
+
+/**
+ * Whether `network`'s marker chain holds a marker of `containerId`, in either family's table,
+ * asked over nfnetlink: two dumps of one small chain, well under a millisecond, and nothing at
+ * all to find when the table does not exist (the dump is empty). 'unknown' when nfnetlink
+ * cannot answer: the caller then reads with `nft`.
+ */
+export async function hasPortmapNftMarkers(network: string, containerId: string): Promise<boolean | 'unknown'> {
+  const chain = portmapNftNetworkChain(network);
+  const dumps = await Promise.all(([4, 6] as const).map((f) => dumpNftRules(NFT_FAMILY[f], PORTMAP_NFT_TABLE, chain)));
+  if (dumps.includes('unknown')) return 'unknown';
+  return dumps.some((rules) => rules !== 'unknown' && rules.some((r) => r.comment === containerId));
+}
+
+/** DEL without mappings: the rules `network`'s markers prove are this container's (planNftPortmapTeardownOwned). */
+export function teardownOwnedPortmapNft(network: string, containerId: string): Promise<void> {
+  return readPlanApplyBoth((listings) => planNftPortmapTeardownOwned(listings, containerId, network));
 }
 
 export async function checkPortmapNft(t: PortmapTarget, addrs: readonly ContainerAddr[]): Promise<void> {

@@ -6,7 +6,7 @@ import { goQuote } from '../../cni-spec/go-json.ts';
 import { lookPath } from './exec.ts';
 import { withNetfilterLock } from './lock.ts';
 import { checkPortmapIptables, gcPortmapIptables, setupPortmapIptables, teardownPortmapIptables } from './portmap-iptables.ts';
-import { checkPortmapNft, gcPortmapNft, setupPortmapNft, teardownPortmapNft } from './portmap-nft.ts';
+import { checkPortmapNft, gcPortmapNft, hasPortmapNftMarkers, setupPortmapNft, teardownOwnedPortmapNft, teardownPortmapNft } from './portmap-nft.ts';
 import { PORT_PROTOCOLS, ipFamily, type ContainerAddr, type PortmapTarget } from './portmap-spec.ts';
 import { settleAll } from './settle.ts';
 import {
@@ -99,6 +99,23 @@ export async function teardownPortmap(
       nft ? teardownPortmapNft(network, containerId, wanted) : Promise.resolve(),
     ]),
   );
+}
+
+/**
+ * DEL without mappings on the nftables backend (a runtime that lost the pod's metadata, a
+ * network that maps no ports of the pod): the reference does nothing then (plugins#510), which
+ * leaves the rules of a pod that had hostPorts. Every rule of ours carries the container id and
+ * our ADD marks, per network, the pod's addresses, so a look over nfnetlink (no process, no
+ * lock) tells whether this network holds anything of the container; only then are the rules the
+ * markers prove read and deleted the usual way. The iptables backend keeps the reference's
+ * early return: a look there is an `iptables-save` process on every DEL of a pod without
+ * hostPorts.
+ */
+export async function teardownPortmapWithoutMappings(network: string, containerId: string): Promise<void> {
+  validateNetworkToken(network);
+  validateContainerIdToken(containerId);
+  if (!hasNft() || (await hasPortmapNftMarkers(network, containerId)) === false) return;
+  await withNetfilterLock(() => teardownOwnedPortmapNft(network, containerId));
 }
 
 export async function checkPortmap(backend: PortmapBackend, t: PortmapTarget, addrs: readonly ContainerAddr[]): Promise<void> {
