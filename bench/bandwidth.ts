@@ -17,7 +17,7 @@ function bandwidthConf(netns: string, hostVeth: string): string {
   });
 }
 
-export async function benchBandwidth(o: SectionOptions): Promise<Row[]> {
+export async function benchSection(o: SectionOptions): Promise<Row[]> {
   const node = `cnits-bench-bw-node-${o.tag}`;
   addNetns(node);
   const agent = new Agent(node);

@@ -35,7 +35,7 @@ function subject(label: Subject['label'], dir: string, tag: string): Subject {
   return { label, dir, node, agent: new Agent(node), dataDir, conf, add: [], del: [], addCpu: [], delCpu: [] };
 }
 
-export async function benchBridge(o: SectionOptions): Promise<Row[]> {
+export async function benchSection(o: SectionOptions): Promise<Row[]> {
   const subjects: Subject[] = [];
   let seq = 0;
   try {

@@ -31,7 +31,7 @@ function conf(s: Subject, i: number): string {
   });
 }
 
-export async function benchFirewall(o: SectionOptions): Promise<Row[]> {
+export async function benchSection(o: SectionOptions): Promise<Row[]> {
   const subjects: Subject[] = [0, ATTACHED].flatMap((attached) => {
     const at = attached === 0 ? '' : `@${attached}`;
     return [

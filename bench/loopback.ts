@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import { addNetns, Agent, alternate, cleanEnv, delNetns, GO_DIR, OURS_DIR, Samples, type Row, type SectionOptions } from './harness.ts';
 
-export async function benchLoopback(o: SectionOptions): Promise<Row[]> {
+export async function benchSection(o: SectionOptions): Promise<Row[]> {
   const node = `cnits-bench-lo-node-${o.tag}`;
   const pod = `cnits-bench-lo-pod-${o.tag}`;
   addNetns(node);

@@ -5,7 +5,7 @@
 // Prints a Markdown table of medians and ratios, issue 10's targets, our plugins' phase times
 // (CNI_TIMING), and writes all of it to bench/results/latest.json.
 //
-//   npm run bench [-- --quick] [--runs N] [--only loopback,bridge,bandwidth,portmap,firewall,tuning,ptp,chain,forms]
+//   npm run bench [-- --quick] [--runs N] [--only bandwidth,bridge,firewall,loopback,portmap,ptp,tuning,chain,forms]
 //                 [--reference DIR]   (another build of ours in the Go column: an A/B of a change)
 //                 [--form LABEL=DIR]  (the forms section: one more build beside the bundles and the Bun binary)
 //                 [--ours DIR]        (our plugins from DIR instead of the bundles, e.g. dist/bun/bin;
@@ -15,28 +15,28 @@
 // (scripts/prereqs.sh builds it into .cache/). About 5 minutes on 2 cores; --quick about 2.
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { benchBandwidth } from './bandwidth.ts';
-import { benchBridge } from './bridge.ts';
 import { benchChain } from './chain.ts';
-import { benchFirewall } from './firewall.ts';
 import { benchForms, bunTargets, formsTable } from './forms.ts';
 import { cniRunKind } from './cni-run.ts';
 import { GO_DIR, OURS_DIR, PhaseLog, ROOT, setOurs, setReference, type Row, type SectionOptions } from './harness.ts';
-import { benchLoopback } from './loopback.ts';
-import { benchPortmap } from './portmap.ts';
-import { benchPtp } from './ptp.ts';
-import { benchTuning } from './tuning.ts';
+import { PLUGIN_NAMES, pluginEntry } from '../plugins/registry.ts';
 import { load, machine, phasesTable, rowsTable, targets, targetsTable, writeJson, type Report } from './report.ts';
 
-const SECTIONS: Record<string, (o: SectionOptions) => Promise<Row[]>> = {
-  loopback: benchLoopback,
-  bridge: benchBridge,
-  bandwidth: benchBandwidth,
-  portmap: benchPortmap,
-  firewall: benchFirewall,
-  tuning: benchTuning,
-  ptp: benchPtp,
+type Section = (o: SectionOptions) => Promise<Row[]>;
+
+/** A plugin's section: the module plugins/registry.ts names (`bench`), which exports benchSection. */
+const pluginSection =
+  (module: string): Section =>
+  async (o) => {
+    const m = (await import(pathToFileURL(join(ROOT, module)).href)) as { benchSection?: Section };
+    if (typeof m.benchSection !== 'function') throw new Error(`${module} exports no benchSection`);
+    return m.benchSection(o);
+  };
+
+const SECTIONS: Record<string, Section> = {
+  ...Object.fromEntries(PLUGIN_NAMES.flatMap((p) => (pluginEntry(p).bench === undefined ? [] : [[p, pluginSection(pluginEntry(p).bench as string)]]))),
   chain: benchChain,
   forms: benchForms,
 };
@@ -60,7 +60,7 @@ for (const s of only) if (!(s in SECTIONS)) throw new Error(`unknown section ${s
 if (values.reference !== undefined) setReference(values.reference);
 if (values.ours !== undefined) setOurs(resolve(values.ours));
 if (process.getuid?.() !== 0) throw new Error('the bench needs root: it makes network namespaces');
-for (const p of ['loopback', 'bridge', 'host-local', 'portmap', 'bandwidth', 'tuning', 'ptp']) {
+for (const p of PLUGIN_NAMES) {
   if (!existsSync(join(OURS_DIR, p))) throw new Error(`build first: npm run build (${join(OURS_DIR, p)} is missing)`);
   if (!existsSync(join(GO_DIR, p))) throw new Error(`the Go reference plugins are missing: ${join(GO_DIR, p)} (apt-get install containernetworking-plugins)`);
 }
@@ -78,7 +78,7 @@ const rows: Row[] = [];
 for (const name of only) {
   const t0 = Date.now();
   process.stderr.write(`bench: ${name}…`);
-  rows.push(...(await (SECTIONS[name] as (o: SectionOptions) => Promise<Row[]>)(options)));
+  rows.push(...(await (SECTIONS[name] as Section)(options)));
   process.stderr.write(` ${((Date.now() - t0) / 1000).toFixed(0)} s (load ${load()})\n`);
 }
 

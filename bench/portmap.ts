@@ -171,7 +171,7 @@ function startServer(pod: string): ReturnType<typeof spawn> {
   throw new Error('server did not start');
 }
 
-export async function benchPortmap(o: SectionOptions): Promise<Row[]> {
+export async function benchSection(o: SectionOptions): Promise<Row[]> {
   const cases = await measureAddDel(o);
   const at = (label: string, preload: number) => cases.find((c) => c.s.label === label && c.preload === preload) as Case;
   const rows: Row[] = [];

@@ -16,7 +16,7 @@ function ptpConf(label: string, dataDir: string, subnet: string): string {
   });
 }
 
-export async function benchPtp(o: SectionOptions): Promise<Row[]> {
+export async function benchSection(o: SectionOptions): Promise<Row[]> {
   const node = `cnits-bench-ptp-node-${o.tag}`;
   addNetns(node);
   const agent = new Agent(node);

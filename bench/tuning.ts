@@ -33,7 +33,7 @@ function tuningConf(netns: string, dataDir: string): string {
   });
 }
 
-export async function benchTuning(o: SectionOptions): Promise<Row[]> {
+export async function benchSection(o: SectionOptions): Promise<Row[]> {
   const node = `cnits-bench-tun-node-${o.tag}`;
   addNetns(node);
   const agent = new Agent(node);

@@ -3,6 +3,7 @@
 //   npm run badinput -- --seed N [--count N] [--plugin-dir DIR]
 // A failure names its seed and id; `npm run badinput -- --seed S --id ID` reruns it alone.
 import t from 'tap';
+import { PLUGIN_NAMES } from '../plugins/registry.ts';
 import { runSuite } from './bad-input/suite.ts';
 import { DIST_BIN } from './helpers/plugins.ts';
 import { needsRoot } from './helpers/sh.ts';
@@ -16,7 +17,7 @@ const COUNT = 270;
 t.test(`bad input: ${COUNT} generated cases, seed ${SEED}`, { skip: needsRoot, timeout: 480_000 }, async (t) => {
   const outcomes = await runSuite({ seed: SEED, count: COUNT, pluginDir: DIST_BIN, jobs: 2 });
   t.equal(outcomes.length, COUNT, 'every selected case ran');
-  for (const plugin of ['loopback', 'bridge', 'host-local', 'static', 'portmap', 'bandwidth', 'firewall', 'ptp', 'tuning']) {
+  for (const plugin of PLUGIN_NAMES) {
     t.ok(
       outcomes.some((o) => o.plugin === plugin),
       `${plugin} is covered`,

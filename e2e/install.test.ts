@@ -28,9 +28,19 @@ async function versionOf(file: string): Promise<unknown> {
   return r.code === 0 ? JSON.parse(r.stdout) : `exit ${r.code}: ${r.stdout}${r.stderr}`;
 }
 
+t.test('without an option: the recommended form, the Bun binary and its links', async (t) => {
+  const prefix = join(tempDir(t, 'cnits-install-'), 'bin');
+  const r = await install(prefix);
+  t.same(readdirSync(prefix).sort(), ['cni-ts', ...BUN_LINKS].sort(), 'the binary and its links');
+  const starter = statSync(join(prefix, 'bridge')).ino;
+  t.not(starter, statSync(join(prefix, 'cni-ts')).ino, 'the programs are its starter');
+  for (const p of BUN_LINKS) t.equal(statSync(join(prefix, p)).ino, starter, `${p} is a hard link of the starter, not a bundle`);
+  t.match(r.stdout, /^installed .*cni-ts and \d+ links to its starter/);
+});
+
 t.test('bundles, then the Bun binary over them, then bundles again', async (t) => {
   const prefix = join(tempDir(t, 'cnits-install-'), 'opt', 'cni', 'bin');
-  await install(prefix);
+  await install(prefix, '--bundles');
   t.same(readdirSync(prefix).sort(), BUNDLES, 'one file per program, no temporary left');
   for (const p of PLUGINS) t.match(await versionOf(join(prefix, p)), { cniVersion: '1.1.0' }, `${p} answers`);
   for (const p of BUNDLES) t.equal(statSync(join(prefix, p)).mode & 0o777, 0o755, `${p} is 0755`);
@@ -51,7 +61,7 @@ t.test('bundles, then the Bun binary over them, then bundles again', async (t) =
   t.equal(head.toString(), '#!', 'the open old bridge still reads as the old script');
   for (const p of PLUGINS) t.match(await versionOf(join(prefix, p)), { cniVersion: '1.1.0' }, `${p} answers as the Bun binary`);
 
-  await install(prefix);
+  await install(prefix, '--bundles');
   for (const p of BUNDLES) t.not(statSync(join(prefix, p)).ino, ino, `${p} is a bundle again`);
   t.equal(statSync(join(prefix, 'cni-ts')).nlink, 1, 'cni-ts is left with no link to it');
 });

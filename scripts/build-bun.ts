@@ -32,7 +32,7 @@ import { chmodSync, copyFileSync, linkSync, mkdirSync, readdirSync, renameSync, 
 import { join } from 'node:path';
 import { bundleSplit, embedNatives, nativeBlobs, root } from './bundle.ts';
 import { findBun } from './bun-path.ts';
-import { PROGRAM_NAMES } from './programs.ts';
+import { PLUGIN_NAMES, PROGRAM_NAMES } from '../plugins/registry.ts';
 import { compileStarter } from './starter-build.ts';
 
 const outDir = join(root, 'dist', 'bun');
@@ -80,9 +80,6 @@ const ORDER_CONFIG = {
   name: 'cni-ts-build',
   prevResult: { cniVersion: '1.1.0', interfaces: [{ name: 'eth0', sandbox: '/x' }], ips: [{ address: '10.1.0.2/24', interface: 0 }] },
 };
-
-// The plugins: every program but the runtime CLI.
-const PLUGIN_NAMES = PROGRAM_NAMES.filter((n) => n !== 'cni-run');
 
 /** Runs `binary` as `program` (a hard link of that name in `dir`, its working directory). */
 function runAs(binary: string, dir: string, program: string, call: { input: string; env: Record<string, string> }): SpawnSyncReturns<string> {

@@ -1,9 +1,12 @@
-// Builds one single-file executable per plugin: dist/bin/<plugin>, and the same for the
-// runtime-side CLI tools/cni-run.ts: dist/bin/cni-run.
+// Builds one single-file executable per program of plugins/registry.ts: dist/bin/<plugin>, and
+// the same for the runtime-side CLI tools/cni-run.ts: dist/bin/cni-run.
 // Each file is scripts/launcher.cjs with the esbuild bundle of plugins/<plugin>/main.ts
 // and the native addons embedded, so copying that one file is the whole install.
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import type { Plugin } from 'esbuild';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PLUGIN_MARKER } from '../lib/ipam/our-plugin.ts';
+import { entryModule, PROGRAM_NAMES, programEntry } from '../plugins/registry.ts';
 import { bundle, embedNatives, type NativeBlob, nativeBlobs, root, sha256 } from './bundle.ts';
 
 // How an executable starts Node: through sh, which first removes what Node would act on before
@@ -29,9 +32,8 @@ export const NODE_SETTINGS_DROPPED = [
 ] as const;
 const START = `#!/bin/sh\n':' //; unset ${NODE_SETTINGS_DROPPED.join(' ')}; exec node "$0" "$@"\n`;
 
-// Third line of every executable, after START's two: lets a plugin recognise a sibling of ours
-// on CNI_PATH (and run it in-process) by reading a few bytes. lib/ipam reads the same marker.
-const PLUGIN_MARKER = '// cni-ts plugin: ';
+// Third line of every executable, after START's two: PLUGIN_MARKER lets a plugin recognise a
+// sibling of ours on CNI_PATH (and run it in-process) by reading a few bytes (lib/ipam/our-plugin.ts).
 // Tools carry another marker, so nothing takes them for a plugin.
 const TOOL_MARKER = '// cni-ts tool: ';
 
@@ -61,6 +63,26 @@ async function nativeStoreExpression(): Promise<string> {
   const code = await bundle(join(root, 'scripts', 'native-store.ts'));
   return `(() => { const module = { exports: {} }; const exports = module.exports;\n${code}\nreturn module.exports; })()`;
 }
+
+/**
+ * An executable carries one program. The registry imports every plugin's entry module lazily
+ * (for the multicall binary); in a bundle that imports the registry (cni-run, for the plugins'
+ * config loaders) those imports resolve to a module that refuses, so no other program's code is
+ * carried.
+ */
+const registryFile = join(root, 'plugins', 'registry.ts');
+const oneProgram: Plugin = {
+  name: 'one-program',
+  setup(b) {
+    b.onResolve({ filter: /\/main\.ts$/ }, (args) =>
+      args.kind === 'dynamic-import' && args.importer === registryFile ? { path: args.path, namespace: 'cni-other-program' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'cni-other-program' }, (args) => ({
+      loader: 'js',
+      contents: `throw new Error(${JSON.stringify(`${args.path} is not in this executable`)});`,
+    }));
+  },
+};
 
 function fill(template: string, slot: string, value: string): string {
   const marker = `/*@@${slot}@@*/`;
@@ -126,13 +148,16 @@ async function main(): Promise<void> {
   // An extensionless file next to a package.json with "type":"module" would be read as ESM.
   writeFileSync(join(root, 'dist', 'package.json'), '{"type":"commonjs"}\n');
   const launcher = fill(readFileSync(join(root, 'scripts', 'launcher.cjs'), 'utf8'), 'NATIVE_STORE', await nativeStoreExpression());
-  const plugins: Target[] = readdirSync(join(root, 'plugins'))
-    .filter((p) => existsSync(join(root, 'plugins', p, 'main.ts')))
-    .map((p) => ({ name: p, entry: join(root, 'plugins', p, 'main.ts'), marker: PLUGIN_MARKER }));
-  const tools: Target[] = [{ name: 'cni-run', entry: join(root, 'tools', 'cni-run.ts'), marker: TOOL_MARKER }];
+  const targets: Target[] = PROGRAM_NAMES.map((name) => ({
+    name,
+    entry: join(root, entryModule(name)),
+    marker: programEntry(name).kind === 'tool' ? TOOL_MARKER : PLUGIN_MARKER,
+  }));
+  // A program no longer in the registry is not left behind to be installed.
+  for (const f of readdirSync(outDir)) if (!targets.some((t) => t.name === f)) rmSync(join(outDir, f), { force: true });
   const natives = nativeBlobs();
   const bundles = new Map<Target, string>();
-  for (const t of [...plugins, ...tools]) bundles.set(t, await bundle(t.entry, { plugins: [launcherNatives] }));
+  for (const t of targets) bundles.set(t, await bundle(t.entry, { plugins: [launcherNatives, oneProgram] }));
   const buildId = buildIdOf(launcher, bundles, natives);
   for (const [t, code] of bundles) writeTarget(t, { launcher, buildId, natives }, code);
 }

@@ -2,9 +2,9 @@
 // code as bytecode, and our addon, in one executable installed under each program's name (hard
 // links or symlinks). It runs the program named by the basename it was invoked as (as a
 // busybox does), and for any other name prints the list of programs and exits 1.
-// A program's modules are evaluated only when it runs (each PROGRAMS entry is a lazy import).
+// A program's modules are evaluated only when it runs (plugins/registry.ts holds lazy imports).
 import { failEarly, invokedAs, refuseName } from './multicall.ts';
-import { PROGRAMS } from './programs.ts';
+import { runProgram } from './programs.ts';
 
 async function main(): Promise<void> {
   const who = invokedAs();
@@ -13,7 +13,7 @@ async function main(): Promise<void> {
     // Bun puts its virtual path of the bundled script (/$bunfs/root/cni-ts) in argv[1]; the
     // dispatcher (lib/cni-spec/dispatch.ts) takes argv[1] === the executable to mean "named by argv[0]".
     process.argv[1] = process.execPath;
-    await PROGRAMS[who.name]();
+    await runProgram(who.name);
   } catch (err) {
     failEarly(err);
   }

@@ -12,8 +12,9 @@
 # the other's, as kubenet-style clusters are wired. Each node has its own conf dir holding
 # conf-examples/k8s-node.conflist (bridge + host-local → portmap → bandwidth) with its subnet,
 # and its own host-local data dir and result cache, so the nodes' state stays apart as on two
-# machines. Every pod is attached by dist/bin/cni-run running inside its node's netns (loopback
-# for lo, then the Kubernetes list for eth0). The demo shows the pod IPs, pod → pod across
+# machines. Every pod is attached by cni-run of the Bun binary (dist/bun/bin, the recommended
+# form) running inside its node's netns (loopback for lo, then the Kubernetes list for eth0),
+# which runs the plugins from the same directory. The demo shows the pod IPs, pod → pod across
 # nodes, HTTP through a hostPort fetched from the other node, the 10 Mbit/s shaping containerd
 # asks for with kubernetes.io/ingress-bandwidth / egress-bandwidth measured with iperf3 against
 # an unshaped pod, CHECK, then DEL and GC of everything and a look for leftovers.
@@ -110,29 +111,31 @@ if [ ! -d node_modules/.bin ]; then
     exit 1
   fi
 fi
-# Rebuild when an executable is missing or older than a source file.
+# The recommended form, the Bun binary (dist/bun/bin: the starter's links and cni-ts), rebuilt
+# when it is missing or older than a source file.
+bin=dist/bun/bin
 needs_build() {
-  local exe oldest=
-  for exe in cni-run loopback bridge host-local portmap bandwidth; do
-    [ -x "dist/bin/$exe" ] || return 0
-    [ -z "$oldest" ] || [ "dist/bin/$exe" -ot "$oldest" ] && oldest="dist/bin/$exe"
+  local f oldest=
+  for f in dist/bun/cni-ts dist/bun/starter "$bin/cni-run"; do
+    [ -x "$f" ] || return 0
+    [ -z "$oldest" ] || [ "$f" -ot "$oldest" ] && oldest=$f
   done
-  [ -n "$(find lib plugins tools native/*.c scripts/build.ts scripts/launcher.cjs package-lock.json \
+  [ -n "$(find lib plugins tools scripts native/*.c package.json package-lock.json \
     -type f -newer "$oldest" -print -quit 2>/dev/null)" ]
 }
 if needs_build; then
   t0=$(now_ms)
-  if out=$(npm run --silent build 2>&1) && [ -x dist/bin/cni-run ]; then
-    ok "npm run build: dist/bin/cni-run and the plugins in $(secs $(($(now_ms) - t0)))"
+  if out=$(npm run --silent build:bun 2>&1) && [ -x "$bin/cni-run" ]; then
+    ok "npm run build:bun: the Bun binary and its links in $(secs $(($(now_ms) - t0)))"
   else
-    bad "npm run build"
+    bad "npm run build:bun"
     show <<<"$out"
     exit 1
   fi
 else
-  ok "dist/bin is up to date (cni-run and the plugins)"
+  ok "$bin is up to date (the Bun binary: cni-run and the plugins)"
 fi
-cni_run=$repo/dist/bin/cni-run
+cni_run=$repo/$bin/cni-run
 work=$(mktemp -d -t cnits-demo.XXXXXX)
 
 # cni-run plays the runtime inside a node's netns, with that node's conf dir and result cache;
@@ -147,7 +150,7 @@ cni() {
     ;;
   esac
   ip netns exec "$(node_ns "$node")" "$cni_run" "$verb" "$net" "${pod_args[@]}" \
-    --conf-dir "$work/node$node/net.d" --plugin-dir "$repo/dist/bin" --cache-dir "$work/node$node/cache" "$@"
+    --conf-dir "$work/node$node/net.d" --plugin-dir "$repo/$bin" --cache-dir "$work/node$node/cache" "$@"
 }
 loopback_list=$repo/conf-examples/loopback.conflist
 

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs the built plugins into a CNI plugin directory:
 #
-#   scripts/install.sh [--bun] [--prefix DIR]      (DIR defaults to /opt/cni/bin)
+#   scripts/install.sh [--bun | --bundles] [--prefix DIR]      (DIR defaults to /opt/cni/bin)
 #
-# Without an option: the single-file bundles of dist/bin (npm run build; they need Node >= 20
-# on the node). With --bun: the self-contained binary dist/bun/cni-ts (npm run build:bun) and,
-# under each program's name, a hard link of its starter dist/bun/starter.
+# By default (or with --bun), the recommended form: the self-contained binary dist/bun/cni-ts
+# (npm run build:bun) and, under each program's name, a hard link of its starter
+# dist/bun/starter. With --bundles: the single-file Node bundles of dist/bin (npm run build; they
+# need Node >= 20 on the node). The programs are those the build wrote (plugins/registry.ts).
 #
 # A container runtime may exec a plugin at any moment, so no file is ever written in place:
 # each goes to a temporary name in DIR, is flushed to disk, and is renamed over the old one
@@ -14,11 +15,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-form=bundle
+form=bun
 prefix=/opt/cni/bin
 while [ $# -gt 0 ]; do
   case "$1" in
     --bun) form=bun ;;
+    --bundles) form=bundle ;;
     --prefix)
       [ $# -ge 2 ] || { echo "install.sh: --prefix needs a directory" >&2; exit 2; }
       prefix=$2
@@ -26,10 +28,10 @@ while [ $# -gt 0 ]; do
       ;;
     --prefix=*) prefix=${1#--prefix=} ;;
     -h | --help)
-      sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
+      sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
       exit 0
       ;;
-    *) echo "install.sh: unknown argument $1 (usage: install.sh [--bun] [--prefix DIR])" >&2; exit 2 ;;
+    *) echo "install.sh: unknown argument $1 (usage: install.sh [--bun | --bundles] [--prefix DIR])" >&2; exit 2 ;;
   esac
   shift
 done

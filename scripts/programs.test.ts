@@ -1,16 +1,16 @@
-// The Bun multicall binary carries every plugin: a plugin added under plugins/ and not to
-// scripts/programs.ts would be missing from dist/bun/bin.
-import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+// The Bun binary's dispatch (scripts/programs.ts) over the registry (plugins/registry.ts).
 import t from 'tap';
-import { isProgramName, PROGRAM_NAMES } from './programs.ts';
+import { REGISTRY } from '../plugins/registry.ts';
+import { isProgramName, PROGRAM_NAMES, TOOL_RUNS } from './programs.ts';
 
-const root = join(import.meta.dirname, '..');
-
-t.test('every plugin is a program of the multicall binary', async (t) => {
-  const plugins = readdirSync(join(root, 'plugins')).filter((p) => existsSync(join(root, 'plugins', p, 'main.ts')));
-  t.ok(plugins.length >= 6, `found the plugins: ${plugins.join(', ')}`);
-  for (const p of plugins) t.ok(isProgramName(p), `${p} is in PROGRAMS`);
+t.test("each tool's import is the module the registry names for it", async (t) => {
+  const tools = PROGRAM_NAMES.filter((n) => REGISTRY[n].kind === 'tool');
+  t.same(Object.keys(TOOL_RUNS).sort(), tools, 'one import per tool');
+  for (const [name, run] of Object.entries(TOOL_RUNS)) {
+    const e = REGISTRY[name as keyof typeof REGISTRY];
+    if (e.kind !== 'tool') continue;
+    t.match(run.toString(), `'../${e.module}'`.replace(/'/g, ''), `${name} imports ${e.module}`);
+  }
 });
 
 t.test('a name that is not a program is refused, whatever the object prototype has', async (t) => {

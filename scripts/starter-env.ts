@@ -4,7 +4,7 @@
 // the benchmark gives the binary the same settings when it times its VERSION as a floor.
 // Measurements: docs/architecture.md, The Bun form.
 import type { Verb } from '../lib/cni-spec/request.ts';
-import type { ProgramName } from './programs.ts';
+import { PLUGIN_NAMES, pluginEntry, type ProgramName } from '../plugins/registry.ts';
 
 export interface StarterSetting {
   readonly name: string;
@@ -25,8 +25,8 @@ export const STARTER_ENV: readonly StarterSetting[] = [
   // little code such a call runs is interpreted. Where the work grows with the node (rulesets
   // walked in JavaScript, IPAM ranges scanned, links of every pod listed, as bandwidth's GC
   // does) the JIT stays: the interpreter alone made a portmap DEL over 100 mapped containers
-  // slower.
-  { name: 'BUN_JSC_useJIT', value: '0', programs: ['bandwidth', 'loopback', 'static', 'tuning'], verbs: ['ADD', 'CHECK', 'DEL', 'STATUS'] },
+  // slower. Which plugins: `noJit` in plugins/registry.ts.
+  { name: 'BUN_JSC_useJIT', value: '0', programs: PLUGIN_NAMES.filter((p) => pluginEntry(p).noJit === true), verbs: ['ADD', 'CHECK', 'DEL', 'STATUS'] },
 ];
 
 /**

@@ -111,7 +111,7 @@ program
   .action(async (path: string, o: ValidateCliOptions) =>
     attempt('validate', async () => {
       const { runValidate } = await import('./cni-run/validate-cli.ts');
-      const { text, valid } = runValidate(path, o);
+      const { text, valid } = await runValidate(path, o);
       process.stdout.write(text);
       process.exitCode = valid ? EXIT.ok : EXIT.failed;
     }),

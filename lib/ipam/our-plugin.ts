@@ -6,7 +6,8 @@
 import { accessSync, closeSync, constants, openSync, readSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
-const MARKER = '// cni-ts plugin: ';
+/** Line 3 of each of our single-file executables, before the plugin's name: written by scripts/build.ts. */
+export const PLUGIN_MARKER = '// cni-ts plugin: ';
 const HEAD_BYTES = 512;
 
 export type OurIpam = 'host-local' | 'static';
@@ -24,8 +25,8 @@ export function readMarker(file: string): string | undefined {
     const buf = Buffer.alloc(HEAD_BYTES);
     const n = readSync(fd, buf, 0, HEAD_BYTES, 0);
     const [shebang, , third] = buf.subarray(0, n).toString('latin1').split('\n');
-    if (!shebang?.startsWith('#!') || !third?.startsWith(MARKER)) return undefined;
-    return third.slice(MARKER.length);
+    if (!shebang?.startsWith('#!') || !third?.startsWith(PLUGIN_MARKER)) return undefined;
+    return third.slice(PLUGIN_MARKER.length);
   } finally {
     closeSync(fd);
   }

@@ -4,6 +4,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pluginConfFiles } from '../libcni/conf-dir.ts';
 import { capabilityArgs, type CapabilityFlags } from './cap-flags.ts';
+import { loadPluginChecks } from './plugin-checks.ts';
 import { formatReport, summarize, validateFiles, type PluginFolder, type Report } from './validate.ts';
 
 export interface ValidateCliOptions extends CapabilityFlags {
@@ -30,7 +31,8 @@ function readPluginFolder(listFile: string, network: string): PluginFolder {
   }
 }
 
-export function runValidate(path: string, o: ValidateCliOptions): { text: string; valid: boolean } {
+export async function runValidate(path: string, o: ValidateCliOptions): Promise<{ text: string; valid: boolean }> {
+  await loadPluginChecks();
   const { args, sources } = capabilityArgs(o);
   let report: Report;
   try {

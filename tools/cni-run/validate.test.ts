@@ -1,7 +1,8 @@
 import t from 'tap';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { PLUGIN_CHECKS } from './plugin-checks.ts';
+import { PLUGIN_NAMES } from '../../plugins/registry.ts';
+import { loadPluginChecks } from './plugin-checks.ts';
 import { fieldProblems, formatFinding, formatReport, validateFiles, validateText, type Finding } from './validate.ts';
 import { CniError } from '../../lib/cni-spec/index.ts';
 
@@ -12,9 +13,13 @@ const errors = (fs: readonly Finding[]) => fs.filter((f) => f.severity === 'erro
 const only = (fs: readonly Finding[], severity: Finding['severity']) =>
   fs.filter((f) => f.severity === severity).map(({ plugin, type, field }) => ({ plugin, type, field }));
 
-t.test('every plugin we ship has its check (a new plugin cannot be left out)', async (t) => {
-  const shipped = readdirSync(join(root, 'plugins')).filter((p) => readdirSync(join(root, 'plugins', p)).includes('main.ts'));
-  t.same(Object.keys(PLUGIN_CHECKS).sort(), shipped.sort());
+const PLUGIN_CHECKS = await loadPluginChecks();
+
+t.test('every plugin of the registry has its check (plugins/registry.test.ts: every plugin folder is there)', async (t) => {
+  t.same(Object.keys(PLUGIN_CHECKS).sort(), [...PLUGIN_NAMES].sort());
+  t.match(PLUGIN_CHECKS['portmap'], { chained: true, usesIpam: false, isIpam: false, capabilities: ['portMappings'] }, 'a meta plugin is chained');
+  t.match(PLUGIN_CHECKS['bridge'], { chained: false, usesIpam: true, isIpam: false }, 'bridge delegates to an IPAM plugin');
+  t.match(PLUGIN_CHECKS['static'], { chained: false, usesIpam: false, isIpam: true }, 'static is one');
 });
 
 t.test('every conf-example is valid', async (t) => {

@@ -3,7 +3,8 @@
 // would hand it over (name, cniVersion and runtimeConfig injected as libcni does); the list
 // itself by libcni's rules plus what makes a list work (a chained plugin after the one that
 // makes the interface, capabilities declared where the runtime's args must go). Pure: file
-// names and texts in, findings out.
+// names and texts in, findings out
+// (once loadPluginChecks() has imported the plugins' loaders).
 import { commonConfSchema } from '../../lib/cni-spec/common-conf.ts';
 import { ALL_VERSIONS, asCniError, compareVersions, isCniVersion, parseWithSchema, type CniRequest, type CniVersion } from '../../lib/cni-spec/index.ts';
 import { isValidName } from '../../lib/cni-spec/env.ts';
@@ -11,7 +12,7 @@ import { extname } from 'node:path';
 import { buildPluginConfig } from '../libcni/inject.ts';
 import type { NetworkConfigList } from '../libcni/conflist.ts';
 import { LIST_EXTENSIONS, SINGLE_EXTENSIONS } from '../libcni/conf-dir.ts';
-import { PLUGIN_CHECKS } from './plugin-checks.ts';
+import { pluginChecks } from './plugin-checks.ts';
 
 export type Severity = 'error' | 'warning' | 'note';
 
@@ -249,9 +250,10 @@ function checkPlugin(list: NetworkConfigList, index: number, o: ValidateOptions,
       at({ severity: 'warning', field: key, message: 'is reserved: the runtime sets it at run time, and it replaces what the file says' });
     }
   }
-  const check = PLUGIN_CHECKS[type];
+  const checks = pluginChecks();
+  const check = checks[type];
   if (check === undefined) {
-    at({ severity: 'note', field: 'type', message: `not checked: unknown type "${type}" (not one of ours: ${Object.keys(PLUGIN_CHECKS).join(', ')})` });
+    at({ severity: 'note', field: 'type', message: `not checked: unknown type "${type}" (not one of ours: ${Object.keys(checks).join(', ')})` });
     run(() => {});
     return;
   }
@@ -268,7 +270,7 @@ function checkPlugin(list: NetworkConfigList, index: number, o: ValidateOptions,
   // What the plugin reads from runtimeConfig, its IPAM included; unknown with an IPAM not ours.
   let readable: string[] | undefined = [...check.capabilities];
   if (check.usesIpam && typeof ipamType === 'string' && ipamType !== '') {
-    const ipamCheck = PLUGIN_CHECKS[ipamType];
+    const ipamCheck = checks[ipamType];
     if (ipamCheck === undefined) {
       at({ severity: 'note', field: 'ipam.type', message: `not checked: unknown IPAM type "${ipamType}"` });
       readable = undefined;

@@ -1,0 +1,153 @@
+// The one list of our programs. Every other list derives from it: the bundles (scripts/build.ts),
+// the Bun binary's dispatch and links (scripts/programs.ts, scripts/build-bun.ts), the starter's
+// settings (scripts/starter-env.ts), `cni-run validate` (tools/cni-run/plugin-checks.ts), the quick
+// shapes (scripts/quick-shapes.ts), the bad-input generator's coverage, the bench's sections and
+// scripts/install.sh (which installs what the build wrote). plugins/registry.test.ts fails when a
+// folder under plugins/ has no entry, no e2e test, no bad-input target or no docs page.
+//
+// Cheap to import, since the Bun binary reads it on every start: plain data, and each module only
+// as a lazy import, evaluated when that program runs (or when cni-run validates a config).
+import type { CniRequest } from '../lib/cni-spec/request.ts';
+
+/** Throws the CniError the plugin would print for a config it refuses (code 7, field paths in details). */
+export type ConfLoader = (req: CniRequest) => void;
+
+interface PluginCommon {
+  /**
+   * The module a stand-alone executable runs: plugins/<name>/main.ts, whose top level runs the
+   * plugin. The multicall binary imports it when invoked under this name.
+   */
+  readonly main: () => Promise<unknown>;
+  /**
+   * The config loader the plugin runs before it touches anything, for `cni-run validate`; importing
+   * its module also defines the plugin's named schemas (the quick shapes). Absent: the plugin reads
+   * nothing beyond the fields every plugin shares.
+   */
+  readonly conf?: () => Promise<ConfLoader>;
+  /** the runtimeConfig keys it reads: the capabilities worth declaring for it */
+  readonly capabilities: readonly string[];
+  /**
+   * The Bun starter runs its ADD, CHECK, DEL and STATUS with JavaScriptCore's JIT off: only for a
+   * plugin whose calls do fixed work (no rulesets, ranges or dumps that grow with the node).
+   */
+  readonly noJit?: boolean;
+  /** its section of `npm run bench`: a module exporting `benchSection` (repo-relative) */
+  readonly bench?: string;
+}
+
+export type PluginEntry =
+  /** makes the container's interface; `usesIpam`: it delegates addresses to the plugin in `ipam.type` */
+  | (PluginCommon & { readonly kind: 'main'; readonly usesIpam: boolean })
+  /** an IPAM plugin, checked in the `ipam` section of the plugin that delegates to it */
+  | (PluginCommon & { readonly kind: 'ipam' })
+  /** works on a previous plugin's result (prevResult), so it cannot come first in a list */
+  | (PluginCommon & { readonly kind: 'meta' });
+
+/**
+ * A runtime-side program. It lies above the plugins (cni-run validate uses their loaders), so
+ * the registry names its module instead of importing it; scripts/programs.ts holds its lazy import.
+ */
+export interface ToolEntry {
+  readonly kind: 'tool';
+  /** repo-relative */
+  readonly module: string;
+}
+
+export type ProgramEntry = PluginEntry | ToolEntry;
+
+const load =
+  (m: { loadConf: (req: CniRequest) => unknown }): ConfLoader =>
+  (req) =>
+    void m.loadConf(req);
+
+export const REGISTRY = {
+  loopback: { kind: 'main', main: () => import('./loopback/main.ts'), usesIpam: false, capabilities: [], noJit: true, bench: 'bench/loopback.ts' },
+  bridge: {
+    kind: 'main',
+    main: () => import('./bridge/main.ts'),
+    // bridge's ADD refuses a few combinations its DEL accepts; a config is judged as ADD sees it.
+    conf: () => import('./bridge/conf.ts').then((m) => (req: CniRequest) => void m.loadConf(req, { forAdd: true })),
+    usesIpam: true,
+    capabilities: ['mac'],
+    bench: 'bench/bridge.ts',
+  },
+  ptp: {
+    kind: 'main',
+    main: () => import('./ptp/main.ts'),
+    conf: () => import('./ptp/conf.ts').then(load),
+    usesIpam: true,
+    capabilities: [],
+    bench: 'bench/ptp.ts',
+  },
+  'host-local': {
+    kind: 'ipam',
+    main: () => import('./host-local/main.ts'),
+    conf: () => import('../lib/ipam/host-local-conf.ts').then((m) => (req: CniRequest) => void m.loadHostLocalConf(req)),
+    capabilities: ['ips', 'ipRanges'],
+  },
+  static: {
+    kind: 'ipam',
+    main: () => import('./static/main.ts'),
+    conf: () => import('../lib/ipam/static-conf.ts').then((m) => (req: CniRequest) => void m.loadStaticConf(req)),
+    capabilities: ['ips'],
+    noJit: true,
+  },
+  portmap: {
+    kind: 'meta',
+    main: () => import('./portmap/main.ts'),
+    conf: () => import('./portmap/conf.ts').then(load),
+    capabilities: ['portMappings'],
+    bench: 'bench/portmap.ts',
+  },
+  bandwidth: {
+    kind: 'meta',
+    main: () => import('./bandwidth/main.ts'),
+    conf: () => import('./bandwidth/conf.ts').then(load),
+    capabilities: ['bandwidth'],
+    noJit: true,
+    bench: 'bench/bandwidth.ts',
+  },
+  firewall: {
+    kind: 'meta',
+    main: () => import('./firewall/main.ts'),
+    conf: () => import('./firewall/conf.ts').then(load),
+    capabilities: [],
+    bench: 'bench/firewall.ts',
+  },
+  tuning: {
+    kind: 'meta',
+    main: () => import('./tuning/main.ts'),
+    conf: () => import('./tuning/conf.ts').then(load),
+    capabilities: ['mac'],
+    noJit: true,
+    bench: 'bench/tuning.ts',
+  },
+  'cni-run': { kind: 'tool', module: 'tools/cni-run.ts' },
+} as const satisfies Record<string, ProgramEntry>;
+
+export type ProgramName = keyof typeof REGISTRY;
+export type PluginName = { [K in ProgramName]: (typeof REGISTRY)[K] extends ToolEntry ? never : K }[ProgramName];
+
+/** Every program, in order. */
+export const PROGRAM_NAMES = (Object.keys(REGISTRY) as ProgramName[]).sort();
+
+export function isProgramName(name: string): name is ProgramName {
+  return Object.hasOwn(REGISTRY, name);
+}
+
+export function programEntry(name: ProgramName): ProgramEntry {
+  return REGISTRY[name];
+}
+
+/** The plugins (every program but the tools), in order. */
+export const PLUGIN_NAMES = PROGRAM_NAMES.filter((n): n is PluginName => REGISTRY[n].kind !== 'tool');
+
+export function pluginEntry(name: PluginName): PluginEntry {
+  return REGISTRY[name];
+}
+
+/** The module a stand-alone executable of `name` runs (repo-relative). */
+export function entryModule(name: ProgramName): string {
+  const e = programEntry(name);
+  return e.kind === 'tool' ? e.module : `plugins/${name}/main.ts`;
+}
