@@ -6,7 +6,7 @@
 // a second DEL succeeds. (bridge, host-local and firewall have their own sweeps: bridge-kill,
 // firewall-kill; portmap: portmap-lifecycle and del-prevresult.)
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
@@ -241,3 +241,22 @@ t.test('ptp with static IPAM, ADD finished or killed with no result kept: DEL wi
     return { network: 'delint-static', plugins: [ptp], last: 0, trigger: { when: 'when its veth appears', arm: (node) => linkAppears(node, /^\d+: veth/m) } };
   }),
 );
+
+t.test('tuning, ADD killed while writing its saved copy (an empty file): DEL without prevResult removes it', { skip: needsRoot }, async (t) => {
+  // The window between creating the file and writing it is too short for a timed kill to hit
+  // reliably; the file is left as such a kill leaves it.
+  const node = await makeNetns(t, 'node');
+  const pod = await makeNetns(t, 'pod');
+  const dataDir = tempDir(t, 'cnits-delint-');
+  const tuningDir = join(dataDir, 'tuning');
+  const ids = { containerId: 'delint-tunw', netns: pod.path, ifname: 'eth0', nodeNetns: node.name };
+  const tuning = { cniVersion: '1.0.0', name: 'delint-tunw', type: 'tuning', dataDir: tuningDir, mtu: 1400 };
+  await run('ip', ['-n', pod.name, 'link', 'add', 'eth0', 'type', 'veth', 'peer', 'name', 'peer0']);
+  mkdirSync(tuningDir, { mode: 0o700 });
+  writeFileSync(join(tuningDir, `${ids.containerId}_eth0.json`), '');
+  for (let round = 1; round <= 2; round++) {
+    const del = await execPlugin('tuning', { command: 'DEL', ...ids }, tuning);
+    t.equal(del.code, 0, `DEL ${round} succeeds ${del.stdout}`);
+    t.same(filesUnder(tuningDir), [], `after DEL ${round}, no saved copy is left`);
+  }
+});
