@@ -4,7 +4,6 @@
 // iptables-restore. Otherwise one iptables-save of the filter table and at most one
 // iptables-restore. DEL, on iptables-nft, finds the pod's rules over nfnetlink and deletes them
 // by handle, no process; otherwise it tries the blind delete (one process), then reads.
-import { runTool } from '../core/exec.ts';
 import {
   chainNamesAddresses,
   checkIptablesFirewall,
@@ -17,31 +16,11 @@ import {
   planIptablesFirewallTeardown,
 } from './firewall-iptables-plan.ts';
 import { familiesOf, type FirewallTarget } from './firewall-spec.ts';
-import { parseSavedTable, type SavedTable } from '../core/iptables-save.ts';
-import { iptablesInNftables, iptablesTools, restore } from '../masquerade/masq-iptables.ts';
+import { iptablesInNftables, iptablesTools, readPlanApply, readTable, restore, type Family } from '../core/iptables.ts';
 import { dumpNftRules, type NftKernelRule } from '../core/nft-rule-dump.ts';
 import { NFT_FAMILY } from '../core/nft-attrs.ts';
 import { nftBatchIfUnchanged, nftGeneration } from '../core/nfnl.ts';
 import { settleAll } from '../core/settle.ts';
-
-type Family = 4 | 6;
-
-async function readFilter(family: Family): Promise<SavedTable> {
-  return parseSavedTable(await runTool(iptablesTools(family).save, ['-t', 'filter']), 'filter');
-}
-
-/** Read, plan, apply; once more from a fresh read if refused (the Go plugin does not take our lock). */
-async function readPlanApply(family: Family, plan: (saved: SavedTable) => string | undefined): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    const text = plan(await readFilter(family));
-    if (text === undefined) return;
-    try {
-      return await restore(family, text);
-    } catch (err) {
-      if (attempt >= 2) throw err;
-    }
-  }
-}
 
 export async function setupFirewallIptables(t: FirewallTarget): Promise<void> {
   const families = familiesOf(t);
@@ -60,7 +39,7 @@ export async function setupFirewallIptables(t: FirewallTarget): Promise<void> {
   await settleAll(
     families.map(async (f) => {
       if (await appendUnread(f, t, looks.get(f)?.fw)) return;
-      await readPlanApply(f, (saved) => planIptablesFirewallSetup(saved, t, f));
+      await readPlanApply(f, 'filter', (saved) => planIptablesFirewallSetup(saved, t, f));
     }),
   );
 }
@@ -133,7 +112,7 @@ export async function teardownFirewallIptables(t: FirewallTarget, families: read
       } catch {
         // some of them are gone already: delete what is left
       }
-      await readPlanApply(f, (saved) => planIptablesFirewallTeardown(saved, t, f));
+      await readPlanApply(f, 'filter', (saved) => planIptablesFirewallTeardown(saved, t, f));
     }),
   );
 }
@@ -161,7 +140,7 @@ async function deleteOverNetlink(t: FirewallTarget, families: readonly Family[])
 
 export async function checkFirewallIptables(t: FirewallTarget): Promise<void> {
   for (const f of familiesOf(t)) {
-    const problem = checkIptablesFirewall(await readFilter(f), t, f);
+    const problem = checkIptablesFirewall(await readTable(f, 'filter'), t, f);
     if (problem !== undefined) throw new Error(`ipv${f} firewall rules: ${problem}`);
   }
 }

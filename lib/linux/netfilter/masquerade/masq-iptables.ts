@@ -1,10 +1,6 @@
 // The iptables masquerade executor: per family one `iptables-save -t nat` to see what is there,
-// then at most one `iptables-restore --noflush` transaction. iptables/ip6tables are whatever the
-// system's alternatives point to (legacy or nft), the same binaries the Go plugin runs.
-import { realpathSync } from 'node:fs';
-import { basename } from 'node:path';
-import { requireTool, runTool } from '../core/exec.ts';
-import { parseSavedNat, type SavedTable } from '../core/iptables-save.ts';
+// then at most one `iptables-restore --noflush` transaction (core/iptables.ts runs them).
+import { iptablesTools, readPlanApply, restore } from '../core/iptables.ts';
 import {
   type Family,
   planIptablesMasqCreate,
@@ -17,51 +13,6 @@ import { masqChainName } from '../core/names.ts';
 import { settleAll } from '../core/settle.ts';
 import type { MasqAddr } from '../core/validate.ts';
 
-const BACKEND = 'iptables';
-const PREFIX: Record<Family, string> = { 4: 'iptables', 6: 'ip6tables' };
-
-export function iptablesTools(family: Family): { save: string; restore: string } {
-  return { save: requireTool(`${PREFIX[family]}-save`, BACKEND), restore: requireTool(`${PREFIX[family]}-restore`, BACKEND) };
-}
-
-/**
- * Whether the family's iptables-restore is iptables-nft (xtables-nft-multi, whatever links lead
- * there), which keeps its rules in nftables where nfnetlink can read them. A wrapper script or
- * iptables-legacy answers false, and callers then read with iptables-save.
- */
-export function iptablesInNftables(family: Family): boolean {
-  try {
-    return basename(realpathSync(iptablesTools(family).restore)) === 'xtables-nft-multi';
-  } catch {
-    return false;
-  }
-}
-
-export async function readNat(family: Family): Promise<SavedTable> {
-  return parseSavedNat(await runTool(iptablesTools(family).save, ['-t', 'nat']));
-}
-
-export async function restore(family: Family, text: string): Promise<void> {
-  // -w: wait for the xtables lock (iptables-legacy); --noflush: touch only what the input names.
-  await runTool(iptablesTools(family).restore, ['-w', '--noflush'], text);
-}
-
-/**
- * Read, plan, apply; once more from a fresh read if the apply fails, since a process that does
- * not take our lock (kube-proxy, the Go plugins) may have changed the table in between.
- */
-export async function readPlanApply(family: Family, plan: (saved: SavedTable) => string | undefined): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    const text = plan(await readNat(family));
-    if (text === undefined) return;
-    try {
-      return await restore(family, text);
-    } catch (err) {
-      if (attempt >= 2) throw err;
-    }
-  }
-}
-
 export async function setupMasqIptables(network: string, containerId: string, addrs: readonly MasqAddr[]): Promise<void> {
   const families = ([4, 6] as const).filter((f) => addrs.some((a) => a.family === f));
   // Resolve both families' tools before touching anything: a missing ip6tables must not leave v4 half done.
@@ -70,7 +21,7 @@ export async function setupMasqIptables(network: string, containerId: string, ad
     families.map(async (f) => {
       const mine = addrs.filter((a) => a.family === f);
       if (await createFresh(f, network, containerId, mine)) return;
-      await readPlanApply(f, (saved) => planIptablesMasqSetup(saved, network, containerId, mine));
+      await readPlanApply(f, 'nat', (saved) => planIptablesMasqSetup(saved, network, containerId, mine));
     }),
   );
 }
@@ -109,11 +60,11 @@ export async function teardownMasqIptables(network: string, containerId: string,
           // not exactly what the setup made (or nothing at all): look at the table
         }
       }
-      await readPlanApply(f, (saved) => planIptablesMasqTeardown(saved, [chain], mine));
+      await readPlanApply(f, 'nat', (saved) => planIptablesMasqTeardown(saved, [chain], mine));
     }),
   );
 }
 
 export async function gcMasqIptables(network: string, validIds: ReadonlySet<string>, families: readonly Family[]): Promise<void> {
-  await settleAll(families.map((f) => readPlanApply(f, (saved) => planIptablesMasqTeardown(saved, selectIptablesGcChains(saved, network, validIds)))));
+  await settleAll(families.map((f) => readPlanApply(f, 'nat', (saved) => planIptablesMasqTeardown(saved, selectIptablesGcChains(saved, network, validIds)))));
 }

@@ -1,6 +1,6 @@
 // The portmap iptables executor: per family at most one iptables-restore for an ADD of a new
 // container (blind), else one iptables-save and one restore; DEL reads and writes once per family.
-import { readNat, readPlanApply, restore } from '../masquerade/masq-iptables.ts';
+import { readPlanApply, readTable, restore, type Family } from '../core/iptables.ts';
 import {
   checkIptablesPortmap,
   planIptablesPortmapCreate,
@@ -13,8 +13,6 @@ import {
 import type { ContainerAddr, PortmapTarget } from './portmap-spec.ts';
 import { settleAll } from '../core/settle.ts';
 
-type Family = 4 | 6;
-
 export async function setupPortmapIptables(t: PortmapTarget, addrs: readonly ContainerAddr[]): Promise<void> {
   await settleAll(
     addrs.map(async (addr) => {
@@ -23,7 +21,7 @@ export async function setupPortmapIptables(t: PortmapTarget, addrs: readonly Con
         return await restore(addr.family, planIptablesPortmapCreate(t, addr));
       } catch {
         try {
-          await readPlanApply(addr.family, (saved) => planIptablesPortmapSetup(saved, t, addr));
+          await readPlanApply(addr.family, 'nat', (saved) => planIptablesPortmapSetup(saved, t, addr));
         } catch (err) {
           throw new Error(`unable to setup DNAT: ${(err as Error).message}`, { cause: err });
         }
@@ -44,7 +42,7 @@ export async function teardownPortmapIptables(network: string, containerId: stri
           // not exactly what this config made (or nothing at all): look at the table
         }
       }
-      await readPlanApply(f, (saved) => planIptablesPortmapTeardown(saved, chains));
+      await readPlanApply(f, 'nat', (saved) => planIptablesPortmapTeardown(saved, chains));
     }),
   );
 }
@@ -52,13 +50,13 @@ export async function teardownPortmapIptables(network: string, containerId: stri
 /** Throws the first problem found, family by family. */
 export async function checkPortmapIptables(t: PortmapTarget, addrs: readonly ContainerAddr[]): Promise<void> {
   for (const addr of addrs) {
-    const problem = checkIptablesPortmap(await readNat(addr.family), t, addr);
+    const problem = checkIptablesPortmap(await readTable(addr.family, 'nat'), t, addr);
     if (problem !== undefined) throw new Error(`could not check ipv${addr.family} dnat: ${problem}`);
   }
 }
 
 export async function gcPortmapIptables(network: string, validIds: ReadonlySet<string>, families: readonly Family[]): Promise<void> {
   await settleAll(
-    families.map((f) => readPlanApply(f, (saved) => planIptablesPortmapTeardown(saved, selectIptablesPortmapGcChains(saved, network, validIds)))),
+    families.map((f) => readPlanApply(f, 'nat', (saved) => planIptablesPortmapTeardown(saved, selectIptablesPortmapGcChains(saved, network, validIds)))),
   );
 }
