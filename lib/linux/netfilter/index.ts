@@ -1,22 +1,17 @@
-// Netfilter state the bridge plugin owns: ipMasq (iptables and nftables backends) and the MAC
-// spoof check. Names, comments and layout are the reference's, so either implementation's DEL
-// removes what the other's ADD created. Everything acts on the current netns.
+// Netfilter state the plugins own: one folder per feature (masquerade, spoofcheck, portmap,
+// firewall) over core/ (tools, lock, names, token checks, nfnetlink, and core/backend.ts, which
+// chooses the backend for all of them). Names, comments and layout are the reference's, so
+// either implementation's DEL removes what the other's ADD created. Everything acts on the
+// current netns.
 export { resolveMasqBackend, setupIpMasq, teardownIpMasq, gcIpMasq, type MasqBackend, type MasqTarget } from './masquerade/masq.ts';
 export { gcMacSpoofCheck, setupMacSpoofCheck, teardownMacSpoofCheck, type SpoofRef, type SpoofTarget } from './spoofcheck/spoofcheck.ts';
 export { masqChainName } from './core/names.ts';
 export { ToolError, ToolMissingError } from './core/exec.ts';
 export { NetfilterErrors } from './core/settle.ts';
+// Backend choice; portmap's names kept for its plugin.
+export { defaultRuleBackend as defaultPortmapBackend, backendProblem as portmapBackendProblem, type RuleBackend } from './core/backend.ts';
 // portmap (hostPort DNAT), both backends.
-export {
-  setupPortmap,
-  teardownPortmap,
-  teardownPortmapWithoutMappings,
-  checkPortmap,
-  gcPortmap,
-  portmapBackendProblem,
-  defaultPortmapBackend,
-  type PortmapBackend,
-} from './portmap/portmap.ts';
+export { setupPortmap, teardownPortmap, teardownPortmapWithoutMappings, checkPortmap, gcPortmap, type PortmapBackend } from './portmap/portmap.ts';
 export {
   containerAddr,
   ipFamily,

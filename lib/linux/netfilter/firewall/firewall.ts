@@ -8,17 +8,17 @@ import { checkFirewallIptables, setupFirewallIptables, teardownFirewallIptables 
 import { checkFirewallNft, gcFirewallNft, setupFirewallNft, teardownFirewallNft } from './firewall-nft.ts';
 import { familiesOf, validateFirewallTarget, type FirewallBackend, type FirewallTarget } from './firewall-spec.ts';
 import { withNetfilterLock } from '../core/lock.ts';
-import { defaultPortmapBackend, portmapBackendProblem } from '../portmap/portmap.ts';
+import { backendProblem, chooseFirewallBackend, onPath } from '../core/backend.ts';
 import { validateNetworkToken } from '../core/validate.ts';
 
-/** The reference's default: firewalld when it runs, else (as portmap chooses) iptables unless only nft is there. */
+/** The default when the config names none: core/backend.ts's rule, told whether firewalld runs. */
 export async function defaultFirewallBackend(): Promise<FirewallBackend> {
-  return (await isFirewalldRunning()) ? 'firewalld' : defaultPortmapBackend();
+  return chooseFirewallBackend(await isFirewalldRunning(), onPath);
 }
 
 /** Why `backend` cannot work on this host, or undefined. */
 export async function firewallBackendProblem(backend: FirewallBackend): Promise<string | undefined> {
-  return backend === 'firewalld' ? firewalldProblem() : portmapBackendProblem(backend);
+  return backend === 'firewalld' ? firewalldProblem() : backendProblem(backend);
 }
 
 /** same-bridge isolates by the bridge's name: ADD and CHECK cannot do without it. */
@@ -32,7 +32,7 @@ export async function setupFirewall(backend: FirewallBackend, t: FirewallTarget)
   if (t.addrs.length === 0) return;
   requireBridge(t);
   if (backend === 'firewalld') return setupFirewalld(t);
-  const problem = portmapBackendProblem(backend);
+  const problem = backendProblem(backend);
   if (problem !== undefined) throw new Error(problem);
   await withNetfilterLock(() => (backend === 'iptables' ? setupFirewallIptables(t) : setupFirewallNft(t)));
 }
@@ -45,7 +45,7 @@ export async function setupFirewall(backend: FirewallBackend, t: FirewallTarget)
 export async function teardownFirewall(backend: FirewallBackend, t: FirewallTarget): Promise<void> {
   validateFirewallTarget(t);
   if (backend === 'firewalld') return teardownFirewalld(t);
-  if (portmapBackendProblem(backend) !== undefined) return;
+  if (backendProblem(backend) !== undefined) return;
   if (backend === 'iptables') {
     const families = familiesOf(t);
     if (families.length > 0) await withNetfilterLock(() => teardownFirewallIptables(t, families));
@@ -59,7 +59,7 @@ export async function checkFirewall(backend: FirewallBackend, t: FirewallTarget)
   if (t.addrs.length === 0) return;
   requireBridge(t);
   if (backend === 'firewalld') return checkFirewalld(t);
-  const problem = portmapBackendProblem(backend);
+  const problem = backendProblem(backend);
   if (problem !== undefined) throw new Error(problem);
   if (backend === 'iptables') await checkFirewallIptables(t);
   else await checkFirewallNft(t);
@@ -68,6 +68,6 @@ export async function checkFirewall(backend: FirewallBackend, t: FirewallTarget)
 /** GC: only the nftables elements carry whose they are (iptables rules and firewalld sources name an address alone). */
 export async function gcFirewall(network: string, validKeys: ReadonlySet<string>): Promise<void> {
   validateNetworkToken(network);
-  if (portmapBackendProblem('nftables') !== undefined) return;
+  if (backendProblem('nftables') !== undefined) return;
   await withNetfilterLock(() => gcFirewallNft(network, validKeys));
 }

@@ -5,7 +5,7 @@
 // version or configuration, or by the Go plugin.
 import { CniError, ErrorCode } from '../../../cni-spec/errors.ts';
 import { goQuote } from '../../../cni-spec/go-json.ts';
-import { lookPath } from '../core/exec.ts';
+import { defaultRuleBackend, hasIptables, hasNft, type RuleBackend } from '../core/backend.ts';
 import { withNetfilterLock } from '../core/lock.ts';
 import { gcMasqIptables, setupMasqIptables, teardownMasqIptables } from './masq-iptables.ts';
 import type { Family } from './masq-iptables-plan.ts';
@@ -13,7 +13,7 @@ import { gcMasqNft, setupMasqNft, teardownMasqNft } from './masq-nft.ts';
 import { settleAll } from '../core/settle.ts';
 import { parseMasqAddrs, validateContainerIdToken, validateIfnameToken, validateIptablesComment, validateNetworkToken } from '../core/validate.ts';
 
-export type MasqBackend = 'iptables' | 'nftables';
+export type MasqBackend = RuleBackend;
 
 export interface MasqTarget {
   readonly network: string;
@@ -23,17 +23,11 @@ export interface MasqTarget {
   readonly ips: readonly string[];
 }
 
-const hasIptables = (f: Family) => ['save', 'restore'].every((s) => lookPath(`${f === 4 ? 'iptables' : 'ip6tables'}-${s}`) !== undefined);
-const hasNft = () => lookPath('nft') !== undefined;
-
-/**
- * The config's ipMasqBackend. Unset: iptables, unless its tools are missing and nft is there
- * (the reference prefers iptables too, but probes it by running it; we only look on PATH).
- */
+/** The config's ipMasqBackend; unset: the default of core/backend.ts. */
 export function resolveMasqBackend(requested: string | undefined): MasqBackend {
   if (requested === 'iptables' || requested === 'nftables') return requested;
   if (requested !== undefined) throw new CniError(ErrorCode.InvalidNetworkConfig, `unknown ipmasq backend ${goQuote(requested)}`);
-  return !hasIptables(4) && hasNft() ? 'nftables' : 'iptables';
+  return defaultRuleBackend();
 }
 
 function validateTarget(t: MasqTarget): void {

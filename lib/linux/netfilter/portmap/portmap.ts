@@ -3,7 +3,7 @@
 // rule text) and holds the netfilter lock around its read-modify-write.
 import { CniError, ErrorCode } from '../../../cni-spec/errors.ts';
 import { goQuote } from '../../../cni-spec/go-json.ts';
-import { lookPath } from '../core/exec.ts';
+import { hasIptables, hasNft, type RuleBackend } from '../core/backend.ts';
 import { withNetfilterLock } from '../core/lock.ts';
 import { checkPortmapIptables, gcPortmapIptables, setupPortmapIptables, teardownPortmapIptables } from './portmap-iptables.ts';
 import { checkPortmapNft, gcPortmapNft, hasPortmapNftMarkers, setupPortmapNft, teardownOwnedPortmapNft, teardownPortmapNft } from './portmap-nft.ts';
@@ -18,24 +18,10 @@ import {
   validateNetworkToken,
 } from '../core/validate.ts';
 
-export type PortmapBackend = 'iptables' | 'nftables';
+export type PortmapBackend = RuleBackend;
 type Family = 4 | 6;
 
 const IPT = { 4: 'iptables', 6: 'ip6tables' } as const;
-const hasIptables = (f: Family): boolean => ['save', 'restore'].every((s) => lookPath(`${IPT[f]}-${s}`) !== undefined);
-const hasNft = (): boolean => lookPath('nft') !== undefined;
-
-/** Why `backend` cannot work on this host, or undefined. Looks on PATH only: no process runs. */
-export function portmapBackendProblem(backend: PortmapBackend): string | undefined {
-  if (backend === 'nftables') return hasNft() ? undefined : 'nftables backend unavailable: "nft" not found in PATH';
-  return hasIptables(4) || hasIptables(6) ? undefined : 'iptables backend unavailable: neither iptables nor ip6tables (-save, -restore) found in PATH';
-}
-
-/** The default when the config names no backend: iptables unless only nft is there (the reference's rule). */
-export function defaultPortmapBackend(): PortmapBackend {
-  return !hasIptables(4) && hasNft() ? 'nftables' : 'iptables';
-}
-
 function configError(msg: string): CniError {
   return new CniError(ErrorCode.InvalidNetworkConfig, msg);
 }

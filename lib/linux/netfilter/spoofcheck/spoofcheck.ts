@@ -1,6 +1,6 @@
 // MAC spoof check for the bridge plugin (macspoofchk, reference https://github.com/containernetworking/plugins/blob/v1.9.0/pkg/link/spoofcheck.go): frames entering the
 // bridge from the host veth must carry the container's MAC, else they are dropped.
-import { lookPath } from '../core/exec.ts';
+import { hasNft } from '../core/backend.ts';
 import { withNetfilterLock } from '../core/lock.ts';
 import { SPOOF_BASE_CHAIN, spoofNames, spoofNetworkTag, SPOOF_TABLE } from '../core/names.ts';
 import { readPlanApply } from '../core/nft.ts';
@@ -53,7 +53,7 @@ export async function teardownMacSpoofCheck(t: SpoofRef): Promise<void> {
  */
 export async function gcMacSpoofCheck(network: string, valid: readonly { containerID: string; ifname: string }[]): Promise<void> {
   validateNetworkToken(network);
-  if (lookPath('nft') === undefined) return;
+  if (!hasNft()) return;
   const keep = new Set(valid.map((a) => spoofNames(a.containerID, a.ifname).comment));
   await withNetfilterLock(() => readPlanApply(['table', 'bridge', SPOOF_TABLE], (l) => planSpoofGc(l, spoofNetworkTag(network), keep)));
 }
