@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { masqChainName, nftMasqComment } from '../lib/linux/netfilter/names.ts';
+import { masqChainName, nftMasqComment } from '../lib/linux/netfilter/core/names.ts';
 import { makeNetns } from './helpers/netns.ts';
 import { execPlugin, GO_BIN, tempDir } from './helpers/plugins.ts';
 import { isRoot, nsRun } from './helpers/sh.ts';

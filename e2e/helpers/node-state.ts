@@ -4,7 +4,7 @@
 // a tool that failed otherwise throws, so a "nothing is left" assertion cannot pass on it.
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { masqChainName } from '../../lib/linux/netfilter/names.ts';
+import { masqChainName } from '../../lib/linux/netfilter/core/names.ts';
 import { firewallStateOf } from './firewall.ts';
 import { portmapRulesOf } from './portmap.ts';
 import { ipJson, nsExec, nsRun } from './sh.ts';

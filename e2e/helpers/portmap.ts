@@ -2,7 +2,7 @@
 // servers started in a netns (killed by their own handle in teardown), clients, and what a
 // container's port mappings leave in iptables and nft.
 import type { Test } from 'tap';
-import { portmapDnatChainName } from '../../lib/linux/netfilter/names.ts';
+import { portmapDnatChainName } from '../../lib/linux/netfilter/core/names.ts';
 import { POD_V4, POD_V6 } from './bridge-net.ts';
 import { nsExec } from './sh.ts';
 import { startNetnsScript } from './topology.ts';

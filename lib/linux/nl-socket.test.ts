@@ -3,7 +3,7 @@
 import t from 'tap';
 import { DUMP_ATTEMPTS, encodeRequest, NlSocket, parseAnswer, type NlIo } from './nl-socket.ts';
 import { nl, NetlinkError } from './netlink-error.ts';
-import { genidAttr } from './netfilter/nfnl.ts';
+import { genidAttr } from './netfilter/core/nfnl.ts';
 
 const NLMSG_ERROR = 2;
 const NLMSG_DONE = 3;

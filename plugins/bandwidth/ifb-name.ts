@@ -1,5 +1,5 @@
 // The ifb's name and alias. Pure.
-import { hashHex } from '../../lib/linux/netfilter/names.ts';
+import { hashHex } from '../../lib/linux/netfilter/core/names.ts';
 
 /** "bwp" + 12 hex of SHA-512(network + containerId): the reference's getIfbDeviceName, 15 chars. */
 export function ifbName(network: string, containerId: string): string {

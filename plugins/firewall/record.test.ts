@@ -1,5 +1,5 @@
 import t from 'tap';
-import { podTarget } from '../../lib/linux/netfilter/fixtures/firewall-target.ts';
+import { podTarget } from '../../lib/linux/netfilter/firewall/fixtures/firewall-target.ts';
 import { attachmentOfName, decodeRecord, encodeRecord, mergeEntries, planDelTeardowns, planGcTeardowns, recordPath, type FirewallRecord } from './record.ts';
 
 const target = podTarget();
