@@ -59,9 +59,8 @@ t.test('VERSION and the about text', async (t) => {
 });
 
 t.test('the process ends with the result, not when leftover handles let the event loop end', async (t) => {
-  const started = Date.now();
+  // Had the process waited for the event loop to end, the timer would have fired and said so.
   const r = exec({ CNI_COMMAND: 'CHECK' }, conf);
   t.equal(r.code, 0, r.stderr);
   t.notMatch(r.stderr, /the timer fired/);
-  t.ok(Date.now() - started < 2500, `exited in ${Date.now() - started} ms, before the 3 s timer`);
 });
