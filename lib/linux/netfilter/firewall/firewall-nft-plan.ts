@@ -119,8 +119,8 @@ export function planNftFirewallSetup(t: FirewallTarget, state?: FwNftState): str
 /**
  * ADD when the skeleton is in place (isFirewallSkeleton): the elements alone, per set, written
  * over nfnetlink (core/nft-set-elems.ts). Writing the skeleton again is what makes the full script
- * slow: re-adding a chain that exists costs the commit ~14 ms (measured with `nft -f`,
- * 2026-11-26), and an `nft` process ~5 ms more.
+ * slow: re-adding a chain that exists costs the commit ~14 ms (measured with `nft -f`), and an
+ * `nft` process ~5 ms more.
  */
 export function firewallSetElems(t: FirewallTarget): { set: string; elems: SetElem[] }[] {
   const comment = firewallNftKey(t);
