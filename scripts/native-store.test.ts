@@ -89,7 +89,21 @@ function storeDir(t: Test): string {
 const nativeFile = (n: string) => `${n}-${SHA[n]?.slice(0, 16)}.node`;
 const BOTH = ['cni_native', 'netlink'];
 const EXPECTED = {
-  cni_native: ['withNetns', 'flock', 'isNetnsFd', 'nlOpen', 'nlSend', 'nlReceive', 'nlClose', 'spawnStart', 'spawnWait', 'LOCK_SH', 'LOCK_EX', 'LOCK_UN', 'LOCK_NB'],
+  cni_native: [
+    'withNetns',
+    'flock',
+    'isNetnsFd',
+    'nlOpen',
+    'nlSend',
+    'nlReceive',
+    'nlClose',
+    'spawnStart',
+    'spawnWait',
+    'LOCK_SH',
+    'LOCK_EX',
+    'LOCK_UN',
+    'LOCK_NB',
+  ],
   netlink: ['NativeNetlink'],
 };
 
