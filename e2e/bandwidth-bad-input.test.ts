@@ -1,4 +1,4 @@
-// Bad input to dist/bin/bandwidth: the reference's messages, the right code, exit 1, and the
+// Bad input to the built bandwidth: the reference's messages, the right code, exit 1, and the
 // node unchanged (no ifb, no qdisc on the host veth). The pod comes from bridge + host-local.
 import t from 'tap';
 import { bandwidthConflist, BW_NETWORK, ifbsIn, makeBwPod, makeBwWorld, qdiscKinds } from './helpers/bandwidth.ts';

@@ -1,5 +1,5 @@
 // CHECK against live state, DEL (twice, after the veth or the netns is gone, ADD → DEL → ADD),
-// GC of the ifbs of this network only, STATUS: bridge + host-local → bandwidth from dist/bin.
+// GC of the ifbs of this network only, STATUS: bridge + host-local → bandwidth, as built.
 import { createHash } from 'node:crypto';
 import t from 'tap';
 import { bandwidthConflist, BW_NETWORK, ifbsIn, makeBwPod, makeBwWorld, qdiscKinds, tbfOf } from './helpers/bandwidth.ts';

@@ -1,5 +1,5 @@
 // Shaping measured with iperf3 between the node and a pod on a bridge + host-local → bandwidth
-// chain (dist/bin): 10 Mbit/s each way within 10 %, an unshaped pod on the same bridge at least
+// chain (as built): 10 Mbit/s each way within 10 %, an unshaped pod on the same bridge at least
 // 10 × faster; the values containerd passes for a `10M` annotation stay within the rate from the
 // first second, while the reference's reading of them (referenceBurst) does not.
 import t, { type Test } from 'tap';

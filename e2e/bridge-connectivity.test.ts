@@ -1,6 +1,6 @@
 // bridge + host-local: pods on one bridge reach each other and the gateway over IPv4 and IPv6,
 // reach a remote host through ipMasq (which sees the node's address), and get the configured MTU.
-// Runs against CNI_E2E_PLUGIN_DIR (default dist/bin; see e2e/helpers/impl.ts).
+// Judges the implementation CNI_E2E_FORM names (ours by default, go for the reference; see e2e/helpers/impl.ts).
 import t, { type Test } from 'tap';
 import { addPod, addrs, bridgeConf, delPod, hostVeth, POD_V4, POD_V6 } from './helpers/bridge-net.ts';
 import { impl } from './helpers/impl.ts';

@@ -1,5 +1,5 @@
 // Where our bridge deliberately differs from the Go reference (docs/divergences.md), against
-// the built dist/bin executables in throwaway netns:
+// the built executables in throwaway netns:
 //   - DEL with an empty CNI_NETNS still removes the pod's ipMasq rules (the reference leaks
 //     them: https://github.com/containernetworking/plugins/issues/810), and repeats cleanly;
 //   - CHECK without prevResult is a config error, code 7 (the reference: 999);

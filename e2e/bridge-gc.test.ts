@@ -1,6 +1,6 @@
 // GC (spec 1.1.0) on a bridge + host-local network: attachments the runtime no longer lists
 // lose their addresses and masquerade rules; the listed ones keep everything and still work.
-// Runs against CNI_E2E_PLUGIN_DIR (default dist/bin; see e2e/helpers/impl.ts).
+// Judges the implementation CNI_E2E_FORM names (ours by default, go for the reference; see e2e/helpers/impl.ts).
 import t from 'tap';
 import { addPod, addrs, bridgeConf, delPod, POD_V4, type BridgeResult } from './helpers/bridge-net.ts';
 import { gc } from './helpers/conflist.ts';

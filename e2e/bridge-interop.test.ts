@@ -1,6 +1,7 @@
 // Interop with Debian's Go reference plugins (/usr/lib/cni): a node upgraded from theirs to
 // ours (or back) must clean up pods the other one added. ADD with one implementation
 // (its bridge + its host-local), DEL with the other, same config, same dataDir.
+// Judges the implementation CNI_E2E_FORM names (ours by default, go for the reference: then go against go; see e2e/helpers/impl.ts).
 import t, { type Test } from 'tap';
 import { addPod, addrs, bridgeConf, delPod, POD_V6, type BridgeResult, type PodRef } from './helpers/bridge-net.ts';
 import { goReference, impl, type Impl } from './helpers/impl.ts';

@@ -8,7 +8,7 @@
 // (it makes the veth, then the spoofcheck rules, then takes the IP, then the masquerade rules)
 // shows where each kill landed; the test asserts kills landed part-way (something made, not
 // everything) at two or more distinct points.
-// Runs against CNI_E2E_PLUGIN_DIR (default dist/bin; see e2e/helpers/impl.ts).
+// Judges the implementation CNI_E2E_FORM names (ours by default, go for the reference; see e2e/helpers/impl.ts).
 import { spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';

@@ -1,6 +1,6 @@
 // bridge port features, each shown by the port flags the kernel reports AND by traffic:
 // hairpinMode, portIsolation, macspoofchk, vlan (+ vlanTrunk).
-// Runs against CNI_E2E_PLUGIN_DIR (default dist/bin; see e2e/helpers/impl.ts).
+// Judges the implementation CNI_E2E_FORM names (ours by default, go for the reference; see e2e/helpers/impl.ts).
 import t from 'tap';
 import { addPod, addrs, bridgeConf, delPod, hostVeth, POD_V4, type BridgeResult, type PodRef } from './helpers/bridge-net.ts';
 import { impl } from './helpers/impl.ts';

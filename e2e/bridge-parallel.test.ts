@@ -1,6 +1,6 @@
 // 50 pods ADDed at once on one network (one bridge, one host-local store, ipMasq on): all
 // succeed with distinct addresses; 50 DELs at once leave nothing behind.
-// Runs against CNI_E2E_PLUGIN_DIR (default dist/bin; see e2e/helpers/impl.ts).
+// Judges the implementation CNI_E2E_FORM names (ours by default, go for the reference; see e2e/helpers/impl.ts).
 import t from 'tap';
 import { addrs, bridgeConf, runBridge, runError, type BridgeResult } from './helpers/bridge-net.ts';
 import { impl } from './helpers/impl.ts';

@@ -1,4 +1,4 @@
-// bridge smoke test: the built dist/bin/bridge with our host-local, run inside a throwaway
+// bridge smoke test: the built bridge with our host-local, run inside a throwaway
 // node netns. Two pods talk to each other and to the gateway over IPv4 and IPv6; CHECK
 // passes; DEL (twice) leaves no veth and no allocation; L2 mode; a failed ADD leaves nothing.
 import t, { type Test } from 'tap';

@@ -1,7 +1,7 @@
 // Bad configurations for bridge + host-local: each ADD fails with code 7 and a message naming
 // the field (the reference's wording), and leaves nothing behind; ADDs that fail later (the
 // interface name is taken, the bridge holds another address) release what they took.
-// Runs against CNI_E2E_PLUGIN_DIR (default dist/bin; see e2e/helpers/impl.ts).
+// Judges the implementation CNI_E2E_FORM names (ours by default, go for the reference; see e2e/helpers/impl.ts).
 import t from 'tap';
 import { bridgeConf, POD_V4, runBridge } from './helpers/bridge-net.ts';
 import { impl, type Feature } from './helpers/impl.ts';

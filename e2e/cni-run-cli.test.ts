@@ -1,4 +1,4 @@
-// The built dist/bin/cni-run as an operator meets it: what it says when something is wrong
+// The built cni-run as an operator meets it: what it says when something is wrong
 // (and with which exit status, docs/cni-run.md#exit-status), a failed ADD undone, GC of the
 // attachments not listed as valid, STATUS, and the version line.
 import t, { type Test } from 'tap';

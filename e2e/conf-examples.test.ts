@@ -1,6 +1,6 @@
 // Every conflist in conf-examples/ is validated and run the way an operator on a node would
 // run it: `cni-run validate` on the file, then `cni-run add/check/del` by network name from a
-// conf dir, through the built dist/bin/cni-run and plugins, in a throwaway netns that plays the
+// conf dir, through the built cni-run and plugins, in a throwaway netns that plays the
 // node, for a fresh pod. The one change made to the files: host-local's dataDir points into a
 // temp dir, so the test never writes the real host's /var/lib/cni.
 import t from 'tap';

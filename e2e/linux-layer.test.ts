@@ -1,5 +1,5 @@
 // lib/linux against a real kernel, in throwaway namespaces. Runs the sources
-// (not dist/bin): this is the layer the plugins are built on.
+// (not the built forms): this is the layer the plugins are built on.
 import t, { type Test } from 'tap';
 import { execFile, spawnSync } from 'node:child_process';
 import { statSync, writeFileSync, openSync, closeSync } from 'node:fs';

@@ -1,5 +1,5 @@
 // portmap with real traffic, for each backend: bridge + host-local → portmap run by a
-// libcni-like runtime from dist/bin inside a node netns, TCP and UDP servers in a pod, clients
+// libcni-like runtime from our built plugins inside a node netns, TCP and UDP servers in a pod, clients
 // in another netns beyond the node (remote), in the node itself, in another pod and in the pod.
 // Every "answers" has its "does not answer" beside it.
 import t from 'tap';

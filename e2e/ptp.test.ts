@@ -1,4 +1,4 @@
-// ptp + host-local from dist/bin in a node netns: every spec version (ADD → state → CHECK → DEL
+// the built ptp + host-local in a node netns: every spec version (ADD → state → CHECK → DEL
 // → nothing left → DEL again), dual-stack traffic the moment ADD returns (pod ↔ node, pod → pod,
 // masqueraded pod → remote), a failing ADD undone, GC and STATUS.
 import { readdirSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// tuning from dist/bin, on a veth "eth0" inside a throwaway pod netns (the peer stays in the
+// the built tuning, on a veth "eth0" inside a throwaway pod netns (the peer stays in the
 // same netns: tuning only needs a link to tune). Every spec version: ADD → state → CHECK → DEL
 // restores → DEL again; a failing ADD undoes; a bad config changes nothing; DEL when things are gone.
 import { existsSync, readFileSync } from 'node:fs';

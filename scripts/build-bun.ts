@@ -34,6 +34,7 @@ import { bundleSplit, embedNatives, nativeBlobs, root } from './bundle.ts';
 import { findBun } from './bun-path.ts';
 import { PLUGIN_NAMES, PROGRAM_NAMES } from '../plugins/registry.ts';
 import { compileStarter } from './starter-build.ts';
+import { recordBuild, sourceDigest } from './source-stamp.ts';
 
 const outDir = join(root, 'dist', 'bun');
 // Intermediate files (the modules), kept for inspection.
@@ -199,4 +200,7 @@ async function main(): Promise<void> {
   console.log(`built ${binary} (${mb} MB), ${starter} (${kb} KB) and ${PROGRAM_NAMES.length} links to it in ${binDir}: ${PROGRAM_NAMES.join(', ')}`);
 }
 
+// Taken before the build reads a file, so an edit made during the build makes the form stale.
+const sources = sourceDigest();
 await main();
+recordBuild('bun', sources);

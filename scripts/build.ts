@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { PLUGIN_MARKER } from '../lib/ipam/our-plugin.ts';
 import { entryModule, PROGRAM_NAMES, programEntry } from '../plugins/registry.ts';
 import { bundle, embedNatives, type NativeBlob, nativeBlobs, root, sha256 } from './bundle.ts';
+import { recordBuild, sourceDigest } from './source-stamp.ts';
 
 // How an executable starts Node: through sh, which first removes what Node would act on before
 // any line of ours runs. A runtime passes a plugin its own environment, so a stray variable in a
@@ -162,4 +163,7 @@ async function main(): Promise<void> {
   for (const [t, code] of bundles) writeTarget(t, { launcher, buildId, natives }, code);
 }
 
+// Taken before the build reads a file, so an edit made during the build makes the form stale.
+const sources = sourceDigest();
 await main();
+recordBuild('bundle', sources);

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # The test command (`npm test`): set up what the tests need (scripts/prereqs.sh: Debian
-# packages, cnitool), build the packaged forms (dist/bin, dist/bun), typecheck and lint, then
-# unit tests and e2e tests. The e2e tests run our built executables as a runtime would: the
-# whole e2e suite once against the bundles (dist/bin) and once more against the Bun binary's
-# links (dist/bun/bin, through CNI_E2E_OURS_DIR; those tests show as "[bun] e2e/…"). To run the
-# bridge suites against the Go reference instead: CNI_E2E_PLUGIN_DIR=/usr/lib/cni npx tap e2e/bridge-*.test.ts.
+# packages, cnitool), build both packaged forms (dist/bun, dist/bin: always, so a stale build is
+# never tested), then the tests, in two runs, with typecheck and lint beside them:
+#   1. the unit tests and the whole e2e suite against the Bun binary's links (dist/bun/bin), the
+#      recommended form; its e2e tests show as "[bun] e2e/…";
+#   2. the form-parity set (e2e/form-parity.txt) against the bundles (dist/bin): the forms share
+#      all code but the loader, so this is every plugin's verbs, the Kubernetes chain, bad input
+#      and the tests of the loader itself; they show as "[bundle] e2e/…".
+# One e2e file against one form, the Go reference included: npm run e2e -- --form bun|bundle|go FILE…
 #
 # The last line is "N passed, N failed, N skipped", counted in TESTS, not assertions (a test
 # file or a t.test() with assertions of its own; typecheck and lint count as one test each; a
@@ -15,37 +18,46 @@
 # ends the run at once with a message naming it and "0 passed, 1 failed, 0 skipped".
 set -uo pipefail
 cd "$(dirname "$0")/.."
-unset CNI_E2E_PLUGIN_DIR CNI_E2E_OURS_DIR
+unset CNI_E2E_FORM CNI_E2E_PLUGIN_DIR CNI_E2E_OURS_DIR
 
 stop() { echo "npm test: $*" >&2; echo "0 passed, 1 failed, 0 skipped"; exit 1; }
 
 bash scripts/prereqs.sh || stop "a prerequisite is missing (named above)"
 npm run --silent build || stop "the build failed"
 npm run --silent build:bun || stop "the Bun build failed"
-npm run --silent typecheck; typecheck=$?
-npm run --silent lint; lint=$?
+mapfile -t parity < <(sed 's/#.*//' e2e/form-parity.txt | awk 'NF { print $1 }')
+[ "${#parity[@]}" -gt 0 ] || stop "e2e/form-parity.txt names no test file"
 
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
-# Only tap's stdout (the TAP stream) is parsed; the tests' stderr goes straight to the terminal.
-npx tap --reporter=tap --jobs=2 \
-  'lib/**/*.test.ts' 'plugins/**/*.test.ts' 'tools/**/*.test.ts' 'scripts/**/*.test.ts' 'e2e/**/*.test.ts' | tee "$log"
-status=${PIPESTATUS[0]}
-# The e2e suite again, against the Bun form (e2e/bun.test.ts tests the binary itself and ran
-# above). Top-level test names get a "[bun] " prefix, so a failure says which form it was.
-mapfile -t form_files < <(find e2e -name '*.test.ts' ! -path e2e/bun.test.ts | sort)
-for form in bun; do
-  CNI_E2E_OURS_DIR="$PWD/dist/$form/bin" npx tap --reporter=tap --jobs=2 "${form_files[@]}" \
-    | sed -u "s/^\(\(not \)\{0,1\}ok [0-9]* - \|# Subtest: \)\(e2e\/\)/\1[$form] \3/" | tee -a "$log"
-  form_status=${PIPESTATUS[0]}
-  [ "$status" -ne 0 ] || status=$form_status
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+log=$work/tap
+# Typecheck and lint run beside the tests, which spend much of their time waiting on the
+# kernel and on traffic; their output is shown after the tests.
+for step in typecheck lint; do
+  (npm run --silent "$step" >"$work/$step.out" 2>&1; echo $? >"$work/$step") &
 done
+# Top-level e2e test names get the form as a prefix, so a failure says which form it was.
+named() { sed -u "s/^\(\(not \)\{0,1\}ok [0-9]* - \|# Subtest: \)\(e2e\/\)/\1[$1] \3/"; }
+# Only tap's stdout (the TAP stream) is parsed; the tests' stderr goes straight to the terminal.
+CNI_E2E_FORM=bun npx tap --reporter=tap --jobs=2 \
+  'lib/**/*.test.ts' 'plugins/**/*.test.ts' 'tools/**/*.test.ts' 'scripts/**/*.test.ts' 'e2e/**/*.test.ts' \
+  | named bun | tee "$log"
+status=${PIPESTATUS[0]}
+CNI_E2E_FORM=bundle npx tap --reporter=tap --jobs=2 "${parity[@]}" | named bundle | tee -a "$log"
+parity_status=${PIPESTATUS[0]}
+[ "$status" -ne 0 ] || status=$parity_status
+wait
+for step in typecheck lint; do
+  echo "# npm run $step"
+  cat "$work/$step.out"
+done
+typecheck=$(cat "$work/typecheck" 2>/dev/null || echo 1)
+lint=$(cat "$work/lint" 2>/dev/null || echo 1)
 
-node --import tsx scripts/tap-summary.ts "$log" --step "typecheck=$typecheck" --step "lint=$lint" >"$log.summary"
+node --import tsx scripts/tap-summary.ts "$log" --step "typecheck=$typecheck" --step "lint=$lint" >"$work/summary"
 summarised=$?
-closing=$(tail -n 1 "$log.summary")
-head -n -1 "$log.summary"
-rm -f "$log.summary"
+closing=$(tail -n 1 "$work/summary")
+head -n -1 "$work/summary"
 # tap failing where the TAP showed no failure (it crashed, a file timed out unseen) still fails
 if [ "$summarised" -eq 0 ] && [ "$status" -ne 0 ]; then
   echo "npm test: tap exited with status $status"

@@ -1,5 +1,5 @@
 // npm run badinput -- [--seed N] [--count N] [--plugin-dir DIR] [--plugins a,b] [--id ID]... [--jobs N] [--out FILE] [--lenient-check]
-// Runs the generated bad-input cases against the plugins in DIR (default dist/bin) and prints
+// Runs the generated bad-input cases against the plugins in DIR (default: the form CNI_E2E_FORM names) and prints
 // each failure with its seed and id, then "N passed, M failed (seed S)". Exit 1 on any failure.
 // --lenient-check runs a plugin's cases even when its CHECK of a valid config fails (another
 // implementation's bug, printed once per plugin as a note); ours is always run without it.

@@ -1,4 +1,4 @@
-// Running the built runtime CLI, dist/bin/cni-run, as an operator would: in the netns that
+// Running the built runtime CLI, cni-run, as an operator would: in the netns that
 // plays the node, with a clean environment, against a conf dir and cache dir of the test's own.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
-// A runtime in miniature for tests: runs a conflist through dist/bin with libcni's rules.
+// A runtime in miniature for tests: runs a conflist through our built plugins with libcni's rules.
 import { addNetworkList, checkNetworkList, delNetworkList, gcNetworkList, statusNetworkList, type RuntimeConf } from '../../tools/libcni/api.ts';
 import { parseConflist, type NetworkConfigList } from '../../tools/libcni/conflist.ts';
 import { BASE_ENV, DIST_BIN } from './plugins.ts';
@@ -13,7 +13,7 @@ export interface Attachment {
 }
 
 export interface RunOptions {
-  /** plugin directories (default: dist/bin) */
+  /** plugin directories (default: DIST_BIN, the form under test) */
   readonly cniPath?: readonly string[];
   /** name of the netns that plays the node: plugins run inside it via `ip netns exec` */
   readonly nodeNetns?: string;

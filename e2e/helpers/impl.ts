@@ -1,8 +1,7 @@
-// The implementation under test: a directory of CNI plugins, ours (DIST_BIN, the default: see
-// plugins.ts) or
-// Debian's Go reference plugins, to compare behaviour:
+// The implementation under test: a directory of CNI plugins, ours (DIST_BIN: the Bun form or
+// the bundles) or Debian's Go reference plugins, to compare behaviour (CNI_E2E_FORM, plugins.ts):
 //
-//   CNI_E2E_PLUGIN_DIR=/usr/lib/cni npx tap e2e/bridge-*.test.ts
+//   npm run e2e -- --form go e2e/bridge-*.test.ts
 //
 // The rule: fail closed. Every feature of OUR executables is known when they are built, so for
 // them `lacks(...)` never names a feature: a feature that is missing or broken makes its tests
@@ -13,9 +12,9 @@
 // whose `ip link add … type bridge vlan_filtering 1` answers EOPNOTSUPP. Anything else (no
 // executables, a probe that fails some other way) throws, so the test file fails and says why.
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { uniqueName } from './netns.ts';
-import { DIST_BIN, execPlugin, GO_BIN, isElf } from './plugins.ts';
+import { DIST_BIN, execPlugin, FORM, GO_BIN, isElf } from './plugins.ts';
 import { isRoot, run, tryRun } from './sh.ts';
 import { NO_KERNEL_VLAN_FILTERING, NOT_ROOT } from './skip-reasons.ts';
 
@@ -39,7 +38,7 @@ export interface Impl {
   lacks(...features: Feature[]): string | false;
 }
 
-export const PLUGIN_DIR = resolve(process.env['CNI_E2E_PLUGIN_DIR'] ?? DIST_BIN);
+export const PLUGIN_DIR = FORM === 'go' ? GO_BIN : DIST_BIN;
 
 // A field the plugin knows makes a wrong-typed value an error; an unknown one is ignored.
 const FIELD_PROBES: [Feature, Record<string, unknown>][] = [
@@ -102,7 +101,7 @@ async function inThrowawayNode<T>(fn: (node: string) => Promise<T>): Promise<T> 
 async function load(dir: string): Promise<Impl> {
   const absent = ['bridge', 'host-local'].filter((p) => !existsSync(join(dir, p)));
   if (absent.length > 0) {
-    throw new Error(`no ${absent.join(' or ')} executable in ${dir}${dir === DIST_BIN ? ' (build first: npm run build)' : ''}`);
+    throw new Error(`no ${absent.join(' or ')} executable in ${dir}${dir === DIST_BIN ? ' (build first: npm run e2e builds a stale form)' : ''}`);
   }
   const label = dir === DIST_BIN ? 'ours' : dir === GO_BIN ? 'go' : dir;
   // Our executables (DIST_BIN: the bundles, or the Bun binary's links) are never probed: only

@@ -1,7 +1,10 @@
-// Runs our built executables the way a runtime does: the single-file bundles in dist/bin, or,
-// with CNI_E2E_OURS_DIR=dist/bun/bin, the Bun binary's links (npm test runs the e2e suite once
-// for each form). Not to be confused with CNI_E2E_PLUGIN_DIR (e2e/helpers/impl.ts): which
-// implementation the bridge suites judge, ours or the Go reference.
+// Runs our built executables the way a runtime does. One variable says which plugins are under
+// test, CNI_E2E_FORM (`npm run e2e -- --form …` sets it):
+//   bun     the Bun binary's links, dist/bun/bin (the recommended form; the default)
+//   bundle  the single-file bundles, dist/bin
+//   go      Debian's Go reference plugins (/usr/lib/cni), judged by the suites that judge an
+//           implementation (e2e/helpers/impl.ts: bridge-*); their tests of ours alone, and every
+//           helper that needs our executables, use the Bun form.
 import {
   chmodSync,
   closeSync,
@@ -23,8 +26,25 @@ import { binaryBeside } from '../../scripts/bun-layout.ts';
 import { execRaw, type ExecOutput, pluginEnv, type InvokeArgs } from '../../tools/libcni/invoke.ts';
 import { inNetns } from './sh.ts';
 
-/** Our executables under test (the name predates the Bun form: it may be dist/bun/bin). */
-export const DIST_BIN = resolve(process.env['CNI_E2E_OURS_DIR'] || join(import.meta.dirname, '..', '..', 'dist', 'bin'));
+export type Form = 'bun' | 'bundle' | 'go';
+export const FORMS: readonly Form[] = ['bun', 'bundle', 'go'];
+
+function formFromEnv(): Form {
+  for (const old of ['CNI_E2E_OURS_DIR', 'CNI_E2E_PLUGIN_DIR']) {
+    if (process.env[old] !== undefined) throw new Error(`${old} is gone: set CNI_E2E_FORM=bun|bundle|go (or run npm run e2e -- --form …)`);
+  }
+  const form = process.env['CNI_E2E_FORM'] || 'bun';
+  if (!(FORMS as readonly string[]).includes(form)) throw new Error(`CNI_E2E_FORM=${form}: not a form (${FORMS.join(', ')})`);
+  return form as Form;
+}
+
+/** Which plugins this run tests (CNI_E2E_FORM). */
+export const FORM: Form = formFromEnv();
+
+const DIST = join(import.meta.dirname, '..', '..', 'dist');
+
+/** Our executables under test: the form's bin directory (the name predates the Bun form). */
+export const DIST_BIN = resolve(DIST, FORM === 'bundle' ? 'bin' : join('bun', 'bin'));
 
 /** True when the file starts as an ELF binary does (a compiled program, not a script). */
 export function isElf(file: string): boolean {
@@ -61,12 +81,13 @@ function tailHas(file: string, text: string, size = 256 * 1024): boolean {
 export const OURS_FORM: 'bundle' | 'bun' = formOf(join(DIST_BIN, 'loopback'));
 
 function formOf(file: string): 'bundle' | 'bun' {
+  if (!existsSync(file)) throw new Error(`no ${file}: build the form first (npm run e2e -- --form ${FORM} FILE… builds it when stale)`);
   if (!isElf(file)) return 'bundle';
   if (tailHas(file, '---- Bun! ----')) return 'bun';
   // the Bun form's starter (native/bun-starter.c) runs the binary beside it
   const binary = binaryBeside(file);
   if (binary !== undefined && tailHas(binary, '---- Bun! ----')) return 'bun';
-  throw new Error(`${file} is a compiled binary but not our Bun form: CNI_E2E_OURS_DIR names no form of ours`);
+  throw new Error(`${file} is a compiled binary but not our Bun form: DIST_BIN holds no form of ours`);
 }
 /**
  * Puts our program `name` into `dir` the way a plugin directory holds it: a bundle is one file;
@@ -129,7 +150,7 @@ export function tempDir(t: Test, prefix = 'cnits-'): string {
 
 /**
  * A plugin dir holding only our executables: a temp dir of links to every file of DIST_BIN (so
- * it follows CNI_E2E_OURS_DIR), for a client that must find nothing else on its plugin path.
+ * it follows CNI_E2E_FORM), for a client that must find nothing else on its plugin path.
  */
 export function oursOnlyDir(t: Test): string {
   const dir = tempDir(t, 'cnits-ours-');

@@ -30,7 +30,7 @@ export function ptpConflist(cniVersion: string, plugin: Record<string, unknown>)
   return { cniVersion, name: PTP_NETWORK, plugins: [plugin] };
 }
 
-/** Where an attachment runs: the node, the pod, the container id, the plugin directories (default dist/bin). */
+/** Where an attachment runs: the node, the pod, the container id, the plugin directories (default DIST_BIN, the form under test). */
 export interface PtpWhere {
   readonly node: TestNetns;
   readonly pod: TestNetns;
