@@ -7,9 +7,9 @@ import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'native/build/', '.cache/', '.tap/', 'scripts/launcher.cjs'] },
+  { ignores: ['dist/', 'node_modules/', 'native/build/', '.cache/', '.tap/', 'runtime/launcher.cjs'] },
   {
-    files: ['{lib,plugins,tools,e2e,bench,scripts}/**/*.ts'],
+    files: ['{lib,plugins,tools,runtime,e2e,bench,scripts}/**/*.ts'],
     extends: [js.configs.recommended, ...tseslint.configs.recommendedTypeChecked],
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },

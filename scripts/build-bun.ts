@@ -2,8 +2,8 @@
 // runtime, every program compiled to bytecode, our addon as data), and dist/bun/bin/<program>,
 // a hard link to it per program.
 //
-//   1. esbuild bundles scripts/bun-main.ts (the multicall entry) with the same options as the
-//      other forms, natives routed to scripts/bun-natives.ts (base64 in the bundle, loaded
+//   1. esbuild bundles runtime/bun-main.ts (the multicall entry) with the same options as the
+//      other forms, natives routed to runtime/bun-natives.ts (base64 in the bundle, loaded
 //      through the native store), but as ES modules split at every dynamic import: the entry,
 //      one file per program and verb, and chunks of the code they share;
 //   2. `bun build --compile --splitting --bytecode` turns those modules into the executable,
@@ -17,7 +17,7 @@
 //      fewer pages: 1–3 ms less per plugin process (measured, docs/architecture.md). The runs
 //      change nothing on this host: each verb is refused by the dispatcher's own-netns check
 //      (code 8) before any handler runs, and a run that is not refused fails the build;
-//   4. each plugin's VERSION answer is recorded from that binary, and native/bun-starter.c is
+//   4. each plugin's VERSION answer is recorded from that binary, and runtime/bun-starter.c is
 //      compiled with them: a small static executable that answers VERSION itself and runs every
 //      other call as the `cni-ts` beside it, with the JavaScriptCore settings a compiled Bun
 //      program takes only from its environment (docs/architecture.md, The Bun form);
@@ -33,7 +33,7 @@ import { join } from 'node:path';
 import { bundleSplit, embedNatives, nativeBlobs, root } from './bundle.ts';
 import { findBun } from './bun-path.ts';
 import { PLUGIN_NAMES, PROGRAM_NAMES } from '../plugins/registry.ts';
-import { compileStarter } from './starter-build.ts';
+import { compileStarter } from '../runtime/starter-build.ts';
 import { recordBuild, sourceDigest } from './source-stamp.ts';
 
 const outDir = join(root, 'dist', 'bun');
@@ -164,8 +164,8 @@ async function main(): Promise<void> {
 
   const natives = Object.fromEntries(nativeBlobs().map((n) => [n.name, { sha: n.sha, size: n.bytes.length, base64: n.bytes.toString('base64') }]));
   const modules = join(work, 'esm');
-  const files = await bundleSplit(join(root, 'scripts', 'bun-main.ts'), modules, {
-    plugins: [embedNatives(`export { nativeModule } from ${JSON.stringify(join(root, 'scripts', 'bun-natives.ts'))};`)],
+  const files = await bundleSplit(join(root, 'runtime', 'bun-main.ts'), modules, {
+    plugins: [embedNatives(`export { nativeModule } from ${JSON.stringify(join(root, 'runtime', 'bun-natives.ts'))};`)],
     define: { CNI_BUN_NATIVES: JSON.stringify(natives) },
   });
   mkdirSync(modules, { recursive: true });

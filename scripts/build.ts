@@ -1,6 +1,6 @@
 // Builds one single-file executable per program of plugins/registry.ts: dist/bin/<plugin>, and
 // the same for the runtime-side CLI tools/cni-run.ts: dist/bin/cni-run.
-// Each file is scripts/launcher.cjs with the esbuild bundle of plugins/<plugin>/main.ts
+// Each file is runtime/launcher.cjs with the esbuild bundle of plugins/<plugin>/main.ts
 // and the native addons embedded, so copying that one file is the whole install.
 import type { Plugin } from 'esbuild';
 import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -57,11 +57,11 @@ const outDir = join(root, 'dist', 'bin');
 const launcherNatives = embedNatives('export function nativeModule(name) { return __cniLoadNative(name); }');
 
 /**
- * scripts/native-store.ts as one expression for the launcher's NATIVE_STORE slot: its
+ * runtime/native-store.ts as one expression for the launcher's NATIVE_STORE slot: its
  * CommonJS bundle run in a function of its own, with the launcher's `require`.
  */
 async function nativeStoreExpression(): Promise<string> {
-  const code = await bundle(join(root, 'scripts', 'native-store.ts'));
+  const code = await bundle(join(root, 'runtime', 'native-store.ts'));
   return `(() => { const module = { exports: {} }; const exports = module.exports;\n${code}\nreturn module.exports; })()`;
 }
 
@@ -148,7 +148,7 @@ async function main(): Promise<void> {
   mkdirSync(outDir, { recursive: true });
   // An extensionless file next to a package.json with "type":"module" would be read as ESM.
   writeFileSync(join(root, 'dist', 'package.json'), '{"type":"commonjs"}\n');
-  const launcher = fill(readFileSync(join(root, 'scripts', 'launcher.cjs'), 'utf8'), 'NATIVE_STORE', await nativeStoreExpression());
+  const launcher = fill(readFileSync(join(root, 'runtime', 'launcher.cjs'), 'utf8'), 'NATIVE_STORE', await nativeStoreExpression());
   const targets: Target[] = PROGRAM_NAMES.map((name) => ({
     name,
     entry: join(root, entryModule(name)),

@@ -98,7 +98,7 @@ export const debarrel: Plugin = {
   name: 'debarrel',
   setup(b) {
     const barrels = new Map<string, BarrelMap>(BARRELS.map((f) => [join(root, f), parseBarrel(join(root, f))]));
-    const ours = new RegExp(`^${root.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/(lib|plugins|tools|scripts)/.*\\.ts$`);
+    const ours = new RegExp(`^${root.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/(lib|plugins|tools|runtime|scripts)/.*\\.ts$`);
     b.onLoad({ filter: ours, namespace: 'file' }, (args) => {
       const source = readFileSync(args.path, 'utf8');
       return { loader: 'ts', contents: rewriteImports(source, resolve(args.path, '..'), barrels) };

@@ -120,7 +120,7 @@ needs_build() {
     [ -x "$f" ] || return 0
     [ -z "$oldest" ] || [ "$f" -ot "$oldest" ] && oldest=$f
   done
-  [ -n "$(find lib plugins tools scripts native/*.c package.json package-lock.json \
+  [ -n "$(find lib plugins tools runtime scripts native/*.c package.json package-lock.json \
     -type f -newer "$oldest" -print -quit 2>/dev/null)" ]
 }
 if needs_build; then

@@ -37,7 +37,7 @@ function* files(dir: string): Generator<string> {
 
 const problems: string[] = [];
 const imports = new Map<string, string[]>();
-for (const top of ['lib', 'plugins', 'tools', 'e2e', 'bench', 'scripts']) {
+for (const top of ['lib', 'plugins', 'tools', 'runtime', 'e2e', 'bench', 'scripts']) {
   let list: string[];
   try {
     list = [...files(join(root, top))];

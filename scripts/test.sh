@@ -40,7 +40,7 @@ done
 named() { sed -u "s/^\(\(not \)\{0,1\}ok [0-9]* - \|# Subtest: \)\(e2e\/\)/\1[$1] \3/"; }
 # Only tap's stdout (the TAP stream) is parsed; the tests' stderr goes straight to the terminal.
 CNI_E2E_FORM=bun npx tap --reporter=tap --jobs=2 \
-  'lib/**/*.test.ts' 'plugins/**/*.test.ts' 'tools/**/*.test.ts' 'scripts/**/*.test.ts' 'e2e/**/*.test.ts' \
+  'lib/**/*.test.ts' 'plugins/**/*.test.ts' 'tools/**/*.test.ts' 'runtime/**/*.test.ts' 'scripts/**/*.test.ts' 'e2e/**/*.test.ts' \
   | named bun | tee "$log"
 status=${PIPESTATUS[0]}
 CNI_E2E_FORM=bundle npx tap --reporter=tap --jobs=2 "${parity[@]}" | named bundle | tee -a "$log"

@@ -8,8 +8,8 @@ import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, statSync, symlin
 import { join, resolve } from 'node:path';
 import t, { type Test } from 'tap';
 import { PLUGIN_NAMES, pluginEntry, PROGRAM_NAMES, type PluginName } from '../../plugins/registry.ts';
-import { compileStarter } from '../../scripts/starter-build.ts';
-import { droppedByStarter, starterEnv } from '../../scripts/starter-env.ts';
+import { compileStarter } from '../../runtime/starter-build.ts';
+import { droppedByStarter, starterEnv } from '../../runtime/starter-env.ts';
 import { execRaw, pluginEnv, type ExecOutput, type Verb } from '../../tools/libcni/invoke.ts';
 import { makeNetns } from './netns.ts';
 import { BASE_ENV, execPlugin, tempDir } from './plugins.ts';
@@ -158,7 +158,7 @@ export function multicallTests(form: MulticallForm): void {
       rmSync(marker, { force: true });
     }
     // What the binary is started with: the caller's environment without what its runtime,
-    // loader and C library act on (scripts/starter-env.ts), everything else as it was.
+    // loader and C library act on (runtime/starter-env.ts), everything else as it was.
     const caller: Record<string, string> = {
       ...BASE_ENV,
       HOME: '/root',
@@ -224,7 +224,7 @@ export function multicallTests(form: MulticallForm): void {
       if (exec === undefined) throw new Error(`${program} ${command}: the starter did not run the binary:\n${lines.join('\n')}`);
       return { env: [...exec.matchAll(/"(BUN_JSC_[A-Za-z]+=[^"]*)"/g)].map((m) => m[1] ?? ''), jitMemory: lines.some((l) => l.includes('"JSJITCode"')) };
     };
-    // scripts/starter-env.ts, which the build compiles into the starter and the bench reads.
+    // runtime/starter-env.ts, which the build compiles into the starter and the bench reads.
     const asBenchAssumes = (program: string, command: Verb) =>
       Object.entries(starterEnv(program, command))
         .map(([k, v]) => `${k}=${v}`)

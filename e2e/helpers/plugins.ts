@@ -84,7 +84,7 @@ function formOf(file: string): 'bundle' | 'bun' {
   if (!existsSync(file)) throw new Error(`no ${file}: build the form first (npm run e2e -- --form ${FORM} FILE… builds it when stale)`);
   if (!isElf(file)) return 'bundle';
   if (tailHas(file, '---- Bun! ----')) return 'bun';
-  // the Bun form's starter (native/bun-starter.c) runs the binary beside it
+  // the Bun form's starter (runtime/bun-starter.c) runs the binary beside it
   const binary = binaryBeside(file);
   if (binary !== undefined && tailHas(binary, '---- Bun! ----')) return 'bun';
   throw new Error(`${file} is a compiled binary but not our Bun form: DIST_BIN holds no form of ours`);

@@ -44,7 +44,7 @@ function fileId(path: string): string | undefined {
 
 /**
  * The name `file` runs as when it is (a hard link of, or a symlink to) the multicall binary
- * running this process, or a link of the starter that started it (native/bun-starter.c) with
+ * running this process, or a link of the starter that started it (runtime/bun-starter.c) with
  * this binary beside it: exec'd, it would dispatch on that name to the code this process
  * carries. Only asked when the file is our own executable (never in the bundle form, whose
  * executable is node or bun itself, unless the file is that runtime: then the check says no).

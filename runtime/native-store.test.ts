@@ -7,7 +7,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import t, { type Test } from 'tap';
-import { bundledBuiltins } from './bundle.ts';
+import { bundledBuiltins } from '../scripts/bundle.ts';
 import { TEMP_MAX_AGE_MS } from './native-store-sweep.ts';
 
 const root = join(import.meta.dirname, '..');
@@ -89,7 +89,21 @@ function storeDir(t: Test): string {
 const nativeFile = (n: string) => `${n}-${SHA[n]?.slice(0, 16)}.node`;
 const BOTH = ['cni_native', 'netlink'];
 const EXPECTED = {
-  cni_native: ['withNetns', 'flock', 'isNetnsFd', 'nlOpen', 'nlSend', 'nlReceive', 'nlClose', 'spawnStart', 'spawnWait', 'LOCK_SH', 'LOCK_EX', 'LOCK_UN', 'LOCK_NB'],
+  cni_native: [
+    'withNetns',
+    'flock',
+    'isNetnsFd',
+    'nlOpen',
+    'nlSend',
+    'nlReceive',
+    'nlClose',
+    'spawnStart',
+    'spawnWait',
+    'LOCK_SH',
+    'LOCK_EX',
+    'LOCK_UN',
+    'LOCK_NB',
+  ],
   netlink: ['NativeNetlink'],
 };
 

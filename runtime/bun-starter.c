@@ -6,10 +6,10 @@
  *   - runs every other call as `cni-ts` in its own directory, with argv unchanged (so the
  *     binary dispatches on the same name), after setting what JavaScriptCore reads only from
  *     the environment of a compiled Bun program: STARTER_ENV, per program and verb, from
- *     scripts/starter-env.ts (the reasons are there).
+ *     runtime/starter-env.ts (the reasons are there).
  * It reads no configuration and looks at nothing of the caller's but argv[0], CNI_COMMAND and
  * CNI_TIMING. argv and stdin go on to the binary as they are, the environment without what the
- * binary's runtime, loader or C library would act on (STARTER_DROPS in scripts/starter-env.ts:
+ * binary's runtime, loader or C library would act on (STARTER_DROPS in runtime/starter-env.ts:
  * BUN_*, NODE_*, LD_* and the like) and with the variables set below; the binary it runs is
  * found through /proc/self/exe, never PATH. It is linked statically, so nothing of the loader's
  * acts on it either.
@@ -69,7 +69,7 @@ static const char *base_name(const char *path) {
   return slash ? slash + 1 : path;
 }
 
-/* Whether the entry "NAME=value" is one the starter removes (scripts/starter-env.ts, STARTER_DROPS). */
+/* Whether the entry "NAME=value" is one the starter removes (runtime/starter-env.ts, STARTER_DROPS). */
 static int dropped(const char *entry) {
   for (size_t i = 0; i < sizeof DROP_PREFIXES / sizeof DROP_PREFIXES[0]; i++) {
     if (strncmp(entry, DROP_PREFIXES[i], strlen(DROP_PREFIXES[i])) == 0) return 1;
@@ -139,7 +139,7 @@ static void json_escape(const char *s, char *out, size_t cap) {
   out[o] = '\0';
 }
 
-/* Like the binary's own early failures (scripts/multicall.ts): stderr, and for a runtime a CNI error object. */
+/* Like the binary's own early failures (runtime/multicall.ts): stderr, and for a runtime a CNI error object. */
 static int fail(const char *what, const char *path, int err) {
   char msg[PATH_MAX + 128], esc[sizeof msg * 6 + 1], obj[sizeof esc + 64];
   snprintf(msg, sizeof msg, "%s %s: %s", what, path, strerror(err));

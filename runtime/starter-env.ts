@@ -1,4 +1,4 @@
-// What the Bun form's starter (native/bun-starter.c) adds to the environment of the binary it
+// What the Bun form's starter (runtime/bun-starter.c) adds to the environment of the binary it
 // starts. A compiled Bun program takes JavaScriptCore's settings only from its environment, and a
 // runtime passes a plugin none of ours. scripts/build-bun.ts compiles this table into the starter;
 // the benchmark gives the binary the same settings when it times its VERSION as a floor.

@@ -1,4 +1,4 @@
-// What the multicall binary (the Bun form, scripts/bun-main.ts) does before a program runs:
+// What the multicall binary (the Bun form, runtime/bun-main.ts) does before a program runs:
 // find the program by the name the binary was invoked as, and refuse any other name in the
 // form a runtime understands.
 import { writeSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// dlopen through a file descriptor, for the native store (scripts/native-store.ts).
+// dlopen through a file descriptor, for the native store (runtime/native-store.ts).
 //
 // Every native is loaded as /proc/self/fd/<fd> of a file the store opened and checked (or
 // wrote) itself: what is loaded is what was checked, whatever happens to the name meanwhile

@@ -1,4 +1,4 @@
-// The Bun binary's dispatch (scripts/programs.ts) over the registry (plugins/registry.ts).
+// The Bun binary's dispatch (runtime/programs.ts) over the registry (plugins/registry.ts).
 import t from 'tap';
 import { REGISTRY } from '../plugins/registry.ts';
 import { isProgramName, PROGRAM_NAMES, TOOL_RUNS } from './programs.ts';

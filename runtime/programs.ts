@@ -8,7 +8,7 @@ export { isProgramName, PROGRAM_NAMES, type ProgramName };
 
 type ToolName = Exclude<ProgramName, PluginName>;
 
-/** scripts/programs.test.ts checks each is the registry's module of that tool. */
+/** runtime/programs.test.ts checks each is the registry's module of that tool. */
 export const TOOL_RUNS: Record<ToolName, () => Promise<unknown>> = {
   'cni-run': () => import('../tools/cni-run.ts'),
 };

@@ -1,5 +1,5 @@
-// Compiles the Bun form's starter (native/bun-starter.c) with the header it takes from the build:
-// the binary's VERSION answers and scripts/starter-env.ts. scripts/build-bun.ts uses it for the
+// Compiles the Bun form's starter (runtime/bun-starter.c) with the header it takes from the build:
+// the binary's VERSION answers and runtime/starter-env.ts. scripts/build-bun.ts uses it for the
 // starter it ships; e2e/helpers/multicall.ts for a starter built with a small path buffer.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -15,15 +15,15 @@ export interface VersionAnswer {
 const literal = (s: string) => `"${s.replace(/[\\"]/g, (c) => `\\${c}`).replace(/\n/g, '\\n')}"`;
 const list = (l: readonly string[] | undefined) => (l === undefined ? 'NULL' : literal(` ${l.join(' ')} `));
 
-/** starter-versions.h, which native/bun-starter.c includes. */
+/** starter-versions.h, which runtime/bun-starter.c includes. */
 export function starterHeader(answers: readonly VersionAnswer[]): string {
   return [
-    '/* Written by scripts/starter-build.ts: the VERSION answers of the Bun binary built with it. */',
+    '/* Written by runtime/starter-build.ts: the VERSION answers of the Bun binary built with it. */',
     'struct version_answer {',
     '  const char *program;',
     '  const char *answer;',
     '};',
-    '/* scripts/starter-env.ts: lists are space-separated with a space at each end, NULL for all. */',
+    '/* runtime/starter-env.ts: lists are space-separated with a space at each end, NULL for all. */',
     'struct starter_setting {',
     '  const char *name;',
     '  const char *value;',
@@ -33,7 +33,7 @@ export function starterHeader(answers: readonly VersionAnswer[]): string {
     'static const struct starter_setting STARTER_ENV[] = {',
     ...STARTER_ENV.map((e) => `    {${literal(e.name)}, ${literal(e.value)}, ${list(e.programs)}, ${list(e.verbs)}},`),
     '};',
-    '/* scripts/starter-env.ts STARTER_DROPS: what the starter removes from the environment. */',
+    '/* runtime/starter-env.ts STARTER_DROPS: what the starter removes from the environment. */',
     `static const char *const DROP_PREFIXES[] = {${STARTER_DROPS.prefixes.map(literal).join(', ')}};`,
     `static const char *const DROP_NAMES[] = {${STARTER_DROPS.names.map(literal).join(', ')}};`,
     '/* The phases of lib/cni-spec/timing.ts, each at zero: a VERSION answered here runs none. */',
@@ -52,14 +52,14 @@ function cc(args: readonly string[]): string | undefined {
 }
 
 /**
- * native/bun-starter.c with the answers compiled in (the header goes to `work`); static where the
+ * runtime/bun-starter.c with the answers compiled in (the header goes to `work`); static where the
  * C library allows (no loader to run, so no LD_* acts on the starter itself). `defines` are -D
  * settings, for tests.
  */
 export function compileStarter(answers: readonly VersionAnswer[], work: string, outfile: string, defines: readonly string[] = []): void {
   mkdirSync(work, { recursive: true });
   writeFileSync(join(work, 'starter-versions.h'), starterHeader(answers));
-  const source = resolve(import.meta.dirname, '..', 'native', 'bun-starter.c');
+  const source = resolve(import.meta.dirname, 'bun-starter.c');
   const args = ['-O2', '-s', '-Wall', '-Wextra', '-Werror', ...defines.map((d) => `-D${d}`), '-I', work, '-o', outfile, source];
   const failed = cc(['-static', ...args]) === undefined ? undefined : cc(args);
   if (failed !== undefined) throw new Error(failed);

@@ -1,14 +1,14 @@
 // Where a plugin executable puts what it carries and loads from disk: its native addons and (the
 // bundle form) its V8 code cache. Both forms use this one module, so they follow one set of
-// rules: the single-file bundles (scripts/launcher.cjs, which scripts/build.ts gives a copy of
-// this module) and the Bun binary (scripts/bun-natives.ts, its natives carried in its bundle).
+// rules: the single-file bundles (runtime/launcher.cjs, which scripts/build.ts gives a copy of
+// this module) and the Bun binary (runtime/bun-natives.ts, its natives carried in its bundle).
 //
 // The plugins run as root, and a root process must never load code another user could have
 // replaced. So the directory (and every parent, symlinks on the way resolved and owned by root or
 // by us) must be owned by root or by us and not writable by anyone else, or the next place is
-// taken (scripts/native-store-fs.ts); a stored native is loaded only when it holds
-// exactly the embedded bytes, through the fd it was checked on (scripts/native-store-load.ts);
-// and a build that has just written its files removes other builds' (scripts/native-store-sweep.ts).
+// taken (runtime/native-store-fs.ts); a stored native is loaded only when it holds
+// exactly the embedded bytes, through the fd it was checked on (runtime/native-store-load.ts);
+// and a build that has just written its files removes other builds' (runtime/native-store-sweep.ts).
 import { closeSync, existsSync, lstatSync, mkdirSync, readFileSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { assertSafeDir, errno, errorText, existingAncestor, isOurs, mkdirAll, openVerified, UnsafeDirError, writeAtomic } from './native-store-fs.ts';

@@ -1,4 +1,4 @@
-// The file-system rules of the native store (scripts/native-store.ts): which directories are
+// The file-system rules of the native store (runtime/native-store.ts): which directories are
 // safe to load code from, how a file is written so that no reader sees part of it, and how a
 // stored file is judged before it is reused.
 import {

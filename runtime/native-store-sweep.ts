@@ -1,4 +1,4 @@
-// Keeping the native store bounded (scripts/native-store.ts): every build that ever ran left
+// Keeping the native store bounded (runtime/native-store.ts): every build that ever ran left
 // its natives and code caches there, so when a build has just written files of its own, it
 // removes those of other builds. Only names the store itself makes are ever considered:
 //
@@ -46,7 +46,7 @@ export function staleKind(name: string, own: OwnBuild): Stale | undefined {
  * Removes from `dir` the regular files staleKind() calls stale (temp files only once older
  * than TEMP_MAX_AGE_MS). Best effort: a file gone already, or one we cannot remove, is skipped.
  * Safe while other plugins run: a native is loaded through an fd the loader holds, so
- * unlinking its name never breaks a load in progress (scripts/native-store-load.ts).
+ * unlinking its name never breaks a load in progress (runtime/native-store-load.ts).
  */
 export function sweep(dir: string, own: OwnBuild, now = Date.now()): void {
   let names: string[];

@@ -30,7 +30,7 @@ function readPayload(at) {
   }
 }
 
-// The directory rules for natives and the code cache: scripts/native-store.ts, bundled in by
+// The directory rules for natives and the code cache: runtime/native-store.ts, bundled in by
 // scripts/build.ts (the Bun binary uses the same module).
 const { createNativeStore } = /*@@NATIVE_STORE@@*/ {};
 const store = createNativeStore({ natives: NATIVES, payload: (name) => readPayload(NATIVES[name]), env: process.env, build: BUILD_ID });
