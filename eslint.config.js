@@ -1,5 +1,5 @@
 // Code gates: type-aware typescript-eslint over every TypeScript tree. Layering (which layer
-// may import what) and import cycles are checked by scripts/lint.ts (eslint-plugin-import-x's
+// may import what) and import cycles are checked by scripts/dev/lint.ts (eslint-plugin-import-x's
 // no-cycle needs unrs-resolver, whose platform packages npm cannot lock here); formatting by
 // prettier (see .prettierrc).
 import js from '@eslint/js';

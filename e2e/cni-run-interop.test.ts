@@ -1,5 +1,5 @@
 // cni-run and the reference libcni client act on each other's pods: cnitool (built from
-// Debian's CNI source package by scripts/build-cnitool.sh) ADDs a pod that cni-run CHECKs and
+// Debian's CNI source package by scripts/build/build-cnitool.sh) ADDs a pod that cni-run CHECKs and
 // DELs, and the reverse, with one conf dir and one result cache. What makes that work: the
 // same network lookup, the same container id derived from the netns path, and libcni's cache
 // files (cnitool always uses /var/lib/cni, so both do here; the test's files there are

@@ -1,5 +1,5 @@
 // Interop with a real libcni client: the reference cnitool (built from Debian's CNI
-// source package by scripts/build-cnitool.sh) runs the same loopback conflist through
+// source package by scripts/build/build-cnitool.sh) runs the same loopback conflist through
 // our executable and through Debian's Go plugin; the results must have the same shape.
 import t, { type Test } from 'tap';
 import { existsSync, writeFileSync } from 'node:fs';

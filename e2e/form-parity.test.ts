@@ -8,7 +8,7 @@ import t from 'tap';
 
 const root = join(import.meta.dirname, '..');
 
-/** The list as scripts/test.sh reads it: `#` starts a comment, one path per line. */
+/** The list as scripts/dev/test.sh reads it: `#` starts a comment, one path per line. */
 function parityFiles(text: string): string[] {
   return text
     .split('\n')

@@ -11,7 +11,7 @@ const root = resolve(import.meta.dirname, '..');
 const INSTALL = join(root, 'scripts', 'install.sh');
 // What each form installs (every program of the build), and the plugins among them, which answer VERSION.
 const BUNDLES = readdirSync(join(root, 'dist', 'bin')).sort();
-// dist/bun/bin also holds cni-ts itself, beside the starter's links (scripts/build-bun.ts).
+// dist/bun/bin also holds cni-ts itself, beside the starter's links (scripts/build/build-bun.ts).
 const BUN_LINKS = readdirSync(join(root, 'dist', 'bun', 'bin'))
   .filter((p) => p !== 'cni-ts')
   .sort();

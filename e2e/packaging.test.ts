@@ -109,7 +109,7 @@ if (OURS_FORM === 'bundle') {
   });
 }
 
-// A new build is a new BUILD_ID in every executable (scripts/build.ts): the same bundle under
+// A new build is a new BUILD_ID in every executable (scripts/build/build.ts): the same bundle under
 // another id stands for it here, as the native store sees only the id.
 function asBuild(bin: string, id: string): void {
   const file = join(bin, 'loopback');
@@ -176,7 +176,7 @@ t.test('first use by many plugins at once: every one loads its natives', { skip:
 
 // A runtime passes a plugin its own environment: a stray variable in a kubelet or containerd
 // unit must not change what runs as root. The bundles start Node through sh, which drops these
-// first (scripts/build.ts); the Bun form's starter drops them and more (e2e/bun.test.ts).
+// first (scripts/build/build.ts); the Bun form's starter drops them and more (e2e/bun.test.ts).
 t.test("Node's settings in the caller's environment run nothing in the plugin", { skip: needsRoot }, async (t) => {
   const { bin, nativeDir } = installAlone(t);
   const work = tempDir(t, 'cnits-env-');

@@ -21,7 +21,7 @@ t.test('no mappings: prevResult out unchanged, and no nft or iptables is ever st
   const { node } = await makeTopology(t);
   const emptyBin = mkdtempSync(join(tmpdir(), 'cnits-nopath-'));
   t.teardown(() => rmSync(emptyBin, { recursive: true, force: true }));
-  // Only node itself (the executables start it through PATH: scripts/build.ts).
+  // Only node itself (the executables start it through PATH: scripts/build/build.ts).
   symlinkSync(process.execPath, join(emptyBin, 'node'));
   const run = (command: 'ADD' | 'CHECK' | 'DEL', conf: object) => {
     // PATH holds no netfilter tool: starting nft or iptables-restore would fail.

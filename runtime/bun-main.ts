@@ -1,4 +1,4 @@
-// Entry of the Bun multicall binary (scripts/build-bun.ts): Bun's runtime, every program's
+// Entry of the Bun multicall binary (scripts/build/build-bun.ts): Bun's runtime, every program's
 // code as bytecode, and our addon, in one executable installed under each program's name (hard
 // links or symlinks). It runs the program named by the basename it was invoked as (as a
 // busybox does), and for any other name prints the list of programs and exits 1.

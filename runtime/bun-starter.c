@@ -1,5 +1,5 @@
 /*
- * The Bun form's front (scripts/build-bun.ts): every program name of the Bun form is a hard
+ * The Bun form's front (scripts/build/build-bun.ts): every program name of the Bun form is a hard
  * link of this small static executable, which
  *   - answers VERSION itself, with the Bun binary's own answer for that program, recorded at
  *     build time (starter-versions.h): a VERSION does not need a JavaScript VM at all;

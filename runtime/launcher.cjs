@@ -1,5 +1,5 @@
 'use strict';
-// Launcher of a single-file plugin executable. scripts/build.ts fills in the
+// Launcher of a single-file plugin executable. scripts/build/build.ts fills in the
 // /*@@...@@*/ slots and appends the payload: the plugin's bundled code and the
 // native addons, base64 in one trailing comment, located by byte offsets.
 //
@@ -31,7 +31,7 @@ function readPayload(at) {
 }
 
 // The directory rules for natives and the code cache: runtime/native-store.ts, bundled in by
-// scripts/build.ts (the Bun binary uses the same module).
+// scripts/build/build.ts (the Bun binary uses the same module).
 const { createNativeStore } = /*@@NATIVE_STORE@@*/ {};
 const store = createNativeStore({ natives: NATIVES, payload: (name) => readPayload(NATIVES[name]), env: process.env, build: BUILD_ID });
 const loadNative = store.loadNative;

@@ -7,7 +7,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import t, { type Test } from 'tap';
-import { bundledBuiltins } from '../scripts/bundle.ts';
+import { bundledBuiltins } from '../scripts/build/bundle.ts';
 import { TEMP_MAX_AGE_MS } from './native-store-sweep.ts';
 
 const root = join(import.meta.dirname, '..');

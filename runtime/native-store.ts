@@ -1,6 +1,6 @@
 // Where a plugin executable puts what it carries and loads from disk: its native addons and (the
 // bundle form) its V8 code cache. Both forms use this one module, so they follow one set of
-// rules: the single-file bundles (runtime/launcher.cjs, which scripts/build.ts gives a copy of
+// rules: the single-file bundles (runtime/launcher.cjs, which scripts/build/build.ts gives a copy of
 // this module) and the Bun binary (runtime/bun-natives.ts, its natives carried in its bundle).
 //
 // The plugins run as root, and a root process must never load code another user could have

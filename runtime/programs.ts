@@ -1,4 +1,4 @@
-// The programs of the Bun multicall binary (scripts/build-bun.ts), by the name it is invoked
+// The programs of the Bun multicall binary (scripts/build/build-bun.ts), by the name it is invoked
 // as: each entry imports the module a stand-alone executable runs, whose top level runs the
 // program. The list is plugins/registry.ts; only the tools' imports are here, because the
 // registry (below the tools in the layers) names their modules without importing them.

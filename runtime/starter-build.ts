@@ -1,5 +1,5 @@
 // Compiles the Bun form's starter (runtime/bun-starter.c) with the header it takes from the build:
-// the binary's VERSION answers and runtime/starter-env.ts. scripts/build-bun.ts uses it for the
+// the binary's VERSION answers and runtime/starter-env.ts. scripts/build/build-bun.ts uses it for the
 // starter it ships; e2e/helpers/multicall.ts for a starter built with a small path buffer.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';

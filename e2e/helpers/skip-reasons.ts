@@ -1,6 +1,6 @@
 // The only reasons a test may skip. All lie outside our code: the tests run without root, the
 // kernel cannot do what a test needs, or Podman's OCI runtime cannot start a container here.
-// `npm test` (scripts/test.sh) prints every skip with its reason and fails the run on a skip
+// `npm test` (scripts/dev/test.sh) prints every skip with its reason and fails the run on a skip
 // whose reason is not one of these, so a missing feature of ours, a missing tool or an unbuilt
 // executable can never pass as a skip.
 

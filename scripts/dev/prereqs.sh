@@ -3,7 +3,7 @@
 #   - the Debian packages the e2e tests drive (iproute2, nftables, iptables, podman, …) and
 #     containernetworking-plugins, the Go reference plugins they compare against;
 #   - cnitool, the reference libcni client, built offline into .cache/cnitool
-#     (scripts/build-cnitool.sh; CNITOOL=path uses another one).
+#     (scripts/build/build-cnitool.sh; CNITOOL=path uses another one).
 # Installing needs root. A prerequisite that cannot be had is an error naming it, never a
 # skip: this script then exits 1 with a line "prerequisite missing: …" on stderr.
 # Without root nothing is installed: the e2e tests skip as "not root", and the packages that
@@ -37,7 +37,7 @@ fi
 
 cnitool=${CNITOOL:-$PWD/.cache/cnitool}
 if [ "$(id -u)" -eq 0 ] && [ ! -x "$cnitool" ]; then
-  log "building cnitool into $cnitool (scripts/build-cnitool.sh)"
-  bash scripts/build-cnitool.sh "$cnitool" >&2 || missing "cnitool: scripts/build-cnitool.sh $cnitool failed (see above)"
+  log "building cnitool into $cnitool (scripts/build/build-cnitool.sh)"
+  bash scripts/build/build-cnitool.sh "$cnitool" >&2 || missing "cnitool: scripts/build/build-cnitool.sh $cnitool failed (see above)"
 fi
 exit 0

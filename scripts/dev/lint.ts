@@ -3,12 +3,12 @@
 //   lib/cni-spec  knows nothing of Linux;
 //   plugins/*     reach the kernel only through lib/linux (no netlink, child_process or addon);
 //   stdout belongs to the CNI result, so no console.log outside tools, tests and scripts;
-//   no import cycles among our modules (scripts/import-cycles.ts).
+//   no import cycles among our modules (scripts/dev/import-cycles.ts).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { findCycles, valueImports } from './import-cycles.ts';
 
-const root = join(import.meta.dirname, '..');
+const root = join(import.meta.dirname, '..', '..');
 
 interface Rule {
   readonly where: RegExp;

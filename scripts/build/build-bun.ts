@@ -26,14 +26,14 @@
 //      looks for beside itself) and every program's name as a hard link of the starter, the
 //      layout scripts/install.sh --bun makes.
 //
-// Bun itself comes from npm (devDependency `bun`, pinned; scripts/bun-path.ts finds it).
+// Bun itself comes from npm (devDependency `bun`, pinned; scripts/build/bun-path.ts finds it).
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { chmodSync, copyFileSync, linkSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bundleSplit, embedNatives, nativeBlobs, root } from './bundle.ts';
 import { findBun } from './bun-path.ts';
-import { PLUGIN_NAMES, PROGRAM_NAMES } from '../plugins/registry.ts';
-import { compileStarter } from '../runtime/starter-build.ts';
+import { PLUGIN_NAMES, PROGRAM_NAMES } from '../../plugins/registry.ts';
+import { compileStarter } from '../../runtime/starter-build.ts';
 import { recordBuild, sourceDigest } from './source-stamp.ts';
 
 const outDir = join(root, 'dist', 'bun');

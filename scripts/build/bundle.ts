@@ -1,15 +1,15 @@
 // What both packaged forms share: the esbuild options, the native addons they carry, and the
 // esbuild plugin that routes every native load to the loader of the form being built.
-// scripts/build.ts makes the single-file bundles (dist/bin), scripts/build-bun.ts the Bun binary.
+// scripts/build/build.ts makes the single-file bundles (dist/bin), scripts/build/build-bun.ts the Bun binary.
 import { build, type BuildOptions, type Plugin } from 'esbuild';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { hexDigest } from '../lib/cni-spec/digest.ts';
+import { hexDigest } from '../../lib/cni-spec/digest.ts';
 import { parseBarrel, rewriteImports, type BarrelMap } from './debarrel.ts';
 import { netlinkEsm } from './netlink-esm.ts';
 import { quickShapes } from './quick-shapes.ts';
 
-export const root = resolve(import.meta.dirname, '..');
+export const root = resolve(import.meta.dirname, '..', '..');
 
 // Our addon only: netlink's socket (and so its prebuilt binding) is replaced by ours
 // (lib/linux/nl-socket.ts); only its pure encoders and decoders are bundled.
@@ -90,7 +90,7 @@ export const netlinkEndianness: Plugin = {
   },
 };
 
-// The layers' barrels (scripts/debarrel.ts says why the bundles bypass them).
+// The layers' barrels (scripts/build/debarrel.ts says why the bundles bypass them).
 const BARRELS = ['lib/cni-spec/index.ts', 'lib/linux/index.ts', 'lib/linux/netfilter/index.ts', 'lib/linux/tc/index.ts'];
 
 /** Our modules' imports from a barrel become imports from the modules that define the names. */

@@ -1,11 +1,11 @@
-// The build's import rewriting (scripts/debarrel.ts): a name imported from a barrel must come
+// The build's import rewriting (scripts/build/debarrel.ts): a name imported from a barrel must come
 // from the module that really defines it, or the build must fail; never from a wrong module.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { parseBarrel, rewriteImports } from './debarrel.ts';
 
-const root = join(import.meta.dirname, '..');
+const root = join(import.meta.dirname, '..', '..');
 const files: Record<string, string> = {
   '/p/lib/index.ts': [
     '// a barrel',

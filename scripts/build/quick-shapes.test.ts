@@ -1,4 +1,4 @@
-// The shapes the build puts in the bundles (scripts/quick-shapes.ts) against zod, on every
+// The shapes the build puts in the bundles (scripts/build/quick-shapes.ts) against zod, on every
 // config the bad-input generator derives (each target's valid config, every field given every
 // wrong JSON kind, null, another spelling of its key, the targets' bad strings and numbers), the
 // conf-examples and the result fixtures: the quick reading either gives up or returns exactly
@@ -8,18 +8,18 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import type * as z from 'zod/mini';
-import { type NamedSchema, namedSchemas } from '../lib/cni-spec/named-schema.ts';
-import { quickParse } from '../lib/cni-spec/quick-parse.ts';
-import { resultSchema } from '../lib/cni-spec/result-schema.ts';
-import { validate } from '../lib/cni-spec/schema.ts';
-import { sameValue } from '../lib/cni-spec/test-same-value.ts';
-import { resultFamily } from '../lib/cni-spec/versions.ts';
-import { schemaFields, setPath, wrongValues, type Path } from '../e2e/bad-input/schema-fields.ts';
-import { TARGETS } from '../e2e/bad-input/targets.ts';
+import { type NamedSchema, namedSchemas } from '../../lib/cni-spec/named-schema.ts';
+import { quickParse } from '../../lib/cni-spec/quick-parse.ts';
+import { resultSchema } from '../../lib/cni-spec/result-schema.ts';
+import { validate } from '../../lib/cni-spec/schema.ts';
+import { sameValue } from '../../lib/cni-spec/test-same-value.ts';
+import { resultFamily } from '../../lib/cni-spec/versions.ts';
+import { schemaFields, setPath, wrongValues, type Path } from '../../e2e/bad-input/schema-fields.ts';
+import { TARGETS } from '../../e2e/bad-input/targets.ts';
 import { quickShapes } from './quick-shapes.ts';
 
-const root = join(import.meta.dirname, '..');
-const BUILD_SHAPES = "import { quickShapes } from './scripts/quick-shapes.ts'; console.log(JSON.stringify(Object.keys(await quickShapes())));";
+const root = join(import.meta.dirname, '..', '..');
+const BUILD_SHAPES = "import { quickShapes } from './scripts/build/quick-shapes.ts'; console.log(JSON.stringify(Object.keys(await quickShapes())));";
 const shapes = await quickShapes();
 const byName = new Map([...namedSchemas()]);
 const named = (s: z.core.$ZodType): NamedSchema => {

@@ -4,14 +4,14 @@
 //
 // runs the e2e files (all of them when none is named) with CNI_E2E_FORM set (e2e/helpers/plugins.ts):
 // the Bun binary (the default, the recommended form), the bundles, or the Go reference for the
-// suites that judge an implementation. A form older than the sources (scripts/source-stamp.ts)
+// suites that judge an implementation. A form older than the sources (scripts/build/source-stamp.ts)
 // is rebuilt first, so an edit is never silently not tested.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
-import { type BuiltForm, staleness } from './source-stamp.ts';
+import { type BuiltForm, staleness } from '../build/source-stamp.ts';
 
-const root = join(import.meta.dirname, '..');
+const root = join(import.meta.dirname, '..', '..');
 const FORMS = ['bun', 'bundle', 'go'] as const;
 type Form = (typeof FORMS)[number];
 

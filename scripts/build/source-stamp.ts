@@ -7,13 +7,13 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
-const ROOT = join(import.meta.dirname, '..');
+const ROOT = join(import.meta.dirname, '..', '..');
 
 export type BuiltForm = 'bundle' | 'bun';
 
 // What goes into an executable: the code of every layer, the build code, the C sources and the
 // compiled addon, the pinned dependencies (esbuild, Bun, zod, netlink) and the compiler options.
-const SOURCE_DIRS = ['lib', 'plugins', 'tools', 'runtime', 'scripts', 'native'];
+const SOURCE_DIRS = ['lib', 'plugins', 'tools', 'runtime', 'scripts/build', 'native'];
 const SOURCE_FILES = ['package.json', 'package-lock.json', 'tsconfig.json'];
 // Tests are not built in; node-gyp's intermediate files are, through the addon they make.
 const skipped = (rel: string): boolean => rel.endsWith('.test.ts') || (rel.startsWith('native/build/') && !rel.endsWith('.node'));

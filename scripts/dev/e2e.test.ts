@@ -1,4 +1,4 @@
-// npm run e2e's arguments (scripts/e2e.ts); the files and builds it runs are tried by hand (CONTRIBUTING.md).
+// npm run e2e's arguments (scripts/dev/e2e.ts); the files and builds it runs are tried by hand (CONTRIBUTING.md).
 import t from 'tap';
 import { parseArgs } from './e2e.ts';
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The test command (`npm test`): set up what the tests need (scripts/prereqs.sh: Debian
+# The test command (`npm test`): set up what the tests need (scripts/dev/prereqs.sh: Debian
 # packages, cnitool), build both packaged forms (dist/bun, dist/bin: always, so a stale build is
 # never tested), then the tests, in two runs, with typecheck and lint beside them:
 #   1. the unit tests and the whole e2e suite against the Bun binary's links (dist/bun/bin), the
@@ -11,7 +11,7 @@
 #
 # The last line is "N passed, N failed, N skipped", counted in TESTS, not assertions (a test
 # file or a t.test() with assertions of its own; typecheck and lint count as one test each; a
-# skip counts once wherever it is): see scripts/tap-summary.ts. Every skip is printed with its
+# skip counts once wherever it is): see scripts/dev/tap-summary.ts. Every skip is printed with its
 # test and reason; a skip whose reason is not on the allow-list (not root; kernel lacks VLAN
 # filtering; Podman's OCI runtime cannot start a container: e2e/helpers/skip-reasons.ts) fails
 # the run. A prerequisite or build that fails
@@ -22,7 +22,7 @@ unset CNI_E2E_FORM CNI_E2E_PLUGIN_DIR CNI_E2E_OURS_DIR
 
 stop() { echo "npm test: $*" >&2; echo "0 passed, 1 failed, 0 skipped"; exit 1; }
 
-bash scripts/prereqs.sh || stop "a prerequisite is missing (named above)"
+bash scripts/dev/prereqs.sh || stop "a prerequisite is missing (named above)"
 npm run --silent build || stop "the build failed"
 npm run --silent build:bun || stop "the Bun build failed"
 mapfile -t parity < <(sed 's/#.*//' e2e/form-parity.txt | awk 'NF { print $1 }')
@@ -54,7 +54,7 @@ done
 typecheck=$(cat "$work/typecheck" 2>/dev/null || echo 1)
 lint=$(cat "$work/lint" 2>/dev/null || echo 1)
 
-node --import tsx scripts/tap-summary.ts "$log" --step "typecheck=$typecheck" --step "lint=$lint" >"$work/summary"
+node --import tsx scripts/dev/tap-summary.ts "$log" --step "typecheck=$typecheck" --step "lint=$lint" >"$work/summary"
 summarised=$?
 closing=$(tail -n 1 "$work/summary")
 head -n -1 "$work/summary"

@@ -10,9 +10,9 @@
 // can never hide a missing feature, tool or executable. `--step NAME=STATUS` adds a step run
 // before the tests (typecheck, lint) as one test, passed when STATUS is 0.
 //
-// Usage: node --import tsx scripts/tap-summary.ts TAP_LOG [--step NAME=STATUS]...
+// Usage: node --import tsx scripts/dev/tap-summary.ts TAP_LOG [--step NAME=STATUS]...
 import { readFileSync } from 'node:fs';
-import { isAllowedSkip } from '../e2e/helpers/skip-reasons.ts';
+import { isAllowedSkip } from '../../e2e/helpers/skip-reasons.ts';
 
 interface Point {
   readonly ok: boolean;

@@ -5,8 +5,8 @@
 import type { Plugin } from 'esbuild';
 import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PLUGIN_MARKER } from '../lib/ipam/our-plugin.ts';
-import { entryModule, PROGRAM_NAMES, programEntry } from '../plugins/registry.ts';
+import { PLUGIN_MARKER } from '../../lib/ipam/our-plugin.ts';
+import { entryModule, PROGRAM_NAMES, programEntry } from '../../plugins/registry.ts';
 import { bundle, embedNatives, type NativeBlob, nativeBlobs, root, sha256 } from './bundle.ts';
 import { recordBuild, sourceDigest } from './source-stamp.ts';
 

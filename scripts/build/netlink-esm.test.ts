@@ -1,4 +1,4 @@
-// The build's rewrite of netlink's CommonJS modules into ES modules (scripts/netlink-esm.ts): the
+// The build's rewrite of netlink's CommonJS modules into ES modules (scripts/build/netlink-esm.ts): the
 // rewritten module must export the same names with the same values and encode and decode the same
 // bytes as the module npm installed; a shape the rewrite does not know must fail the build.
 import { build } from 'esbuild';
@@ -11,7 +11,7 @@ import { netlinkEndianness } from './bundle.ts';
 import { cjsToEsm, NETLINK_ESM_FILES, netlinkEsm } from './netlink-esm.ts';
 
 const require = createRequire(import.meta.url);
-const netlinkDir = join(import.meta.dirname, '..', 'node_modules', 'netlink');
+const netlinkDir = join(import.meta.dirname, '..', '..', 'node_modules', 'netlink');
 
 type Module = Record<string, unknown>;
 

@@ -1,4 +1,4 @@
-// The staleness record of a built form (scripts/source-stamp.ts) in a made-up tree.
+// The staleness record of a built form (scripts/build/source-stamp.ts) in a made-up tree.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
