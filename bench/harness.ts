@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { parseTiming } from '../lib/cni-spec/timing.ts';
-import { binaryBeside } from '../scripts/bun-layout.ts';
+import { binaryBeside } from '../test-support/bun-layout.ts';
 import { starterEnv } from '../runtime/starter-env.ts';
 
 export const ROOT = resolve(import.meta.dirname, '..');

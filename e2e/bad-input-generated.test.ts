@@ -6,7 +6,7 @@ import t from 'tap';
 import { PLUGIN_NAMES } from '../plugins/registry.ts';
 import { runSuite } from './bad-input/suite.ts';
 import { DIST_BIN } from './helpers/plugins.ts';
-import { needsRoot } from './helpers/sh.ts';
+import { needsRoot } from '../test-support/sh.ts';
 
 const SEED = 20261123;
 // 30 per plugin, nine plugins. Measured: 55 s wall for 300 cases of six plugins at load 9 on this

@@ -3,7 +3,7 @@
 import t from 'tap';
 import { makeNetns } from './helpers/netns.ts';
 import { execPlugin } from './helpers/plugins.ts';
-import { ipJson, needsRoot } from './helpers/sh.ts';
+import { ipJson, needsRoot } from '../test-support/sh.ts';
 
 const good = { cniVersion: '1.0.0', name: 'lo-net', type: 'loopback' };
 

@@ -4,7 +4,7 @@ import t from 'tap';
 import { bandwidthConflist, BW_NETWORK, ifbsIn, makeBwPod, makeBwWorld, qdiscKinds } from './helpers/bandwidth.ts';
 import { makeNetns } from './helpers/netns.ts';
 import { execPlugin } from './helpers/plugins.ts';
-import { needsRoot, run } from './helpers/sh.ts';
+import { needsRoot, run } from '../test-support/sh.ts';
 
 interface Case {
   name: string;

@@ -5,7 +5,7 @@ import t from 'tap';
 import { bandwidthConflist, BW_NETWORK, ifbsIn, makeBwPod, makeBwWorld, qdiscKinds, tbfOf } from './helpers/bandwidth.ts';
 import { gc, status } from './helpers/conflist.ts';
 import { execPlugin, GO_BIN } from './helpers/plugins.ts';
-import { needsRoot, nsRun, run } from './helpers/sh.ts';
+import { needsRoot, nsRun, run } from '../test-support/sh.ts';
 
 const SHAPE = { ingressRate: 1_000_000, ingressBurst: 80_000, egressRate: 1_000_000, egressBurst: 80_000 };
 const ifbOf = (network: string, id: string) =>

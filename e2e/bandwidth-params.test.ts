@@ -11,7 +11,7 @@ import { bandwidthConflist, ifbsIn, makeBwPod, makeBwWorld, qdiscKinds, tbfOf } 
 import { existsSync } from 'node:fs';
 import { link } from './helpers/node-state.ts';
 import { execPlugin, GO_BIN } from './helpers/plugins.ts';
-import { needsRoot } from './helpers/sh.ts';
+import { needsRoot } from '../test-support/sh.ts';
 
 interface Row {
   what: string;

@@ -4,7 +4,7 @@
 // first second, while the reference's reading of them (referenceBurst) does not.
 import t, { type Test } from 'tap';
 import { bandwidthConflist, iperf, makeBwPod, makeBwWorld, mbit, startIperfServer, type BwPod, type Throughput } from './helpers/bandwidth.ts';
-import { needsRoot } from './helpers/sh.ts';
+import { needsRoot } from '../test-support/sh.ts';
 
 const RATE = 10_000_000;
 const SECONDS = 4;

@@ -8,7 +8,7 @@ import t, { type Test } from 'tap';
 import { addPod, addrs, bridgeConf, delPod, runBridge, type BridgeResult, type PodRef } from './helpers/bridge-net.ts';
 import { ipFiles, leftovers, masqRulesOf } from './helpers/node-state.ts';
 import { DIST_BIN, execPlugin } from './helpers/plugins.ts';
-import { needsRoot, run } from './helpers/sh.ts';
+import { needsRoot, run } from '../test-support/sh.ts';
 import { makePod, makeTopology } from './helpers/topology.ts';
 
 const dir = DIST_BIN;

@@ -9,7 +9,7 @@ import { attachment } from './helpers/conflist.ts';
 import { makeNetns } from './helpers/netns.ts';
 import { veths } from './helpers/node-state.ts';
 import { DIST_BIN, GO_BIN, tempDir } from './helpers/plugins.ts';
-import { ipJson, needsRoot } from './helpers/sh.ts';
+import { ipJson, needsRoot } from '../test-support/sh.ts';
 
 // A 0.4.0 result whatever the config says (`ips[].version`, `dns: {}` as types040 prints them).
 const RESULT_040 = { cniVersion: '0.4.0', ips: [{ version: '4', address: '10.252.0.5/24', gateway: '10.252.0.1' }], routes: [{ dst: '0.0.0.0/0' }], dns: {} };

@@ -7,7 +7,7 @@ import { gc } from './helpers/conflist.ts';
 import { impl } from './helpers/impl.ts';
 import { ipFiles, leftovers, masqRulesOf } from './helpers/node-state.ts';
 import { DIST_BIN } from './helpers/plugins.ts';
-import { needsRoot, nsExec } from './helpers/sh.ts';
+import { needsRoot, nsExec } from '../test-support/sh.ts';
 import { makePod, makeTopology, pings } from './helpers/topology.ts';
 
 t.test(`[${impl.label}] GC with 4 valid attachments out of 10 releases the other 6`, { skip: impl.lacks('spec-1.1.0') }, async (t) => {

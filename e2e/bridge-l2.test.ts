@@ -6,7 +6,7 @@ import { addPod, addrs, bridgeConf, delPod, hostVeth, POD_V4, type BridgeResult,
 import { impl } from './helpers/impl.ts';
 import { makeNetns } from './helpers/netns.ts';
 import { leftovers, link, spoofRules, vlanTable } from './helpers/node-state.ts';
-import { run } from './helpers/sh.ts';
+import { run } from '../test-support/sh.ts';
 import { makePod, makeTopology, pings } from './helpers/topology.ts';
 
 const dir = impl.dir;

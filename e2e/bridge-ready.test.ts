@@ -10,7 +10,7 @@ import { addrs, POD_V4, POD_V6, type BridgeResult } from './helpers/bridge-net.t
 import { attachment } from './helpers/conflist.ts';
 import { portmapList, startNamedServer } from './helpers/portmap.ts';
 import { startProber, type Probe } from './helpers/probes.ts';
-import { ipJson, needsRoot, nsExec } from './helpers/sh.ts';
+import { ipJson, needsRoot, nsExec } from '../test-support/sh.ts';
 import { makePod, makeTopology, UPLINK } from './helpers/topology.ts';
 
 interface Ports {

@@ -7,7 +7,7 @@ import { attachment } from './helpers/conflist.ts';
 import { makeNetns, type TestNetns } from './helpers/netns.ts';
 import { ipFiles, veths } from './helpers/node-state.ts';
 import { tempDir } from './helpers/plugins.ts';
-import { ipJson, needsRoot, run } from './helpers/sh.ts';
+import { ipJson, needsRoot, run } from '../test-support/sh.ts';
 import { pings } from './helpers/topology.ts';
 
 const BRIDGE = 'cni-smoke';

@@ -8,7 +8,7 @@ import { impl, type Feature } from './helpers/impl.ts';
 import { makeNetns } from './helpers/netns.ts';
 import { ipFiles, leftovers, nodeVeths, podLinks, link } from './helpers/node-state.ts';
 import { execPlugin, type PluginRun } from './helpers/plugins.ts';
-import { run } from './helpers/sh.ts';
+import { run } from '../test-support/sh.ts';
 import { makePod, makeTopology } from './helpers/topology.ts';
 
 // The Go reference returns its config errors untyped, which skel prints as code 999.

@@ -6,7 +6,7 @@ import t from 'tap';
 import { makeNetns, removeNetns } from './helpers/netns.ts';
 import { leftovers } from './helpers/node-state.ts';
 import { execPlugin, tempDir } from './helpers/plugins.ts';
-import { needsRoot, run } from './helpers/sh.ts';
+import { needsRoot, run } from '../test-support/sh.ts';
 
 const NETWORK = 'gone-net';
 

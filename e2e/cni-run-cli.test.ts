@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { cniRun, confDirWith } from './helpers/cni-run.ts';
 import { makeNetns, type TestNetns } from './helpers/netns.ts';
 import { DIST_BIN, tempDir } from './helpers/plugins.ts';
-import { ipJson, needsRoot, nsRun, run } from './helpers/sh.ts';
+import { ipJson, needsRoot, nsRun, run } from '../test-support/sh.ts';
 
 const bridgeList = (name: string, dataDir: string, extra: Record<string, unknown> = {}, more: object[] = []) => ({
   cniVersion: '1.1.0',

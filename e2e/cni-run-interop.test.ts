@@ -12,7 +12,7 @@ import { CNITOOL_CACHE_DIR, cnitool, cnitoolMissing } from './helpers/cnitool.ts
 import { makeNetns, type TestNetns } from './helpers/netns.ts';
 import { DIST_BIN, tempDir } from './helpers/plugins.ts';
 import { portmapRulesOf, startNamedServer, tcpAnswer } from './helpers/portmap.ts';
-import { ipJson, needsRoot, run } from './helpers/sh.ts';
+import { ipJson, needsRoot, run } from '../test-support/sh.ts';
 
 const CACHE_DIR = CNITOOL_CACHE_DIR;
 const HOST_PORT = 18082;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { cnitool, cnitoolMissing } from './helpers/cnitool.ts';
 import { makeNetns } from './helpers/netns.ts';
 import { DIST_BIN, GO_BIN, tempDir } from './helpers/plugins.ts';
-import { needsRoot } from './helpers/sh.ts';
+import { needsRoot } from '../test-support/sh.ts';
 
 // Without root the test skips (the allow-listed reason); a missing cnitool or Go reference is a
 // missing prerequisite, which `npm test` installs: here it fails the test, never skips it.

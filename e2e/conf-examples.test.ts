@@ -13,7 +13,7 @@ import { impl } from './helpers/impl.ts';
 import { attachmentTraces, nodeVeths, type AttachmentRef } from './helpers/node-state.ts';
 import { DIST_BIN, oursOnlyDir, tempDir } from './helpers/plugins.ts';
 import { podAttachment, RUNTIME_CLIS, type PodAttachment } from './helpers/runtime-cli.ts';
-import { ipJson, needsRoot, run } from './helpers/sh.ts';
+import { ipJson, needsRoot, run } from '../test-support/sh.ts';
 import { hasCheck } from './helpers/spec-versions.ts';
 import { portmapRulesOf, startNamedServer, tcpAnswer } from './helpers/portmap.ts';
 import { inSubnet, makeTopology, pings, UPLINK } from './helpers/topology.ts';

@@ -16,7 +16,7 @@ import { runKilledAfter, whenSeen, type Outcome, type Trigger } from './helpers/
 import { makeNetns } from './helpers/netns.ts';
 import { ipFiles, leftovers } from './helpers/node-state.ts';
 import { BASE_ENV, DIST_BIN, execPlugin, tempDir } from './helpers/plugins.ts';
-import { ipJson, needsRoot, nsRun, run } from './helpers/sh.ts';
+import { ipJson, needsRoot, nsRun, run } from '../test-support/sh.ts';
 
 interface Chain {
   readonly network: string;

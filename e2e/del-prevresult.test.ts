@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { makeNetns } from './helpers/netns.ts';
 import { ipFiles, leftovers, masqRulesOf } from './helpers/node-state.ts';
 import { execPlugin, tempDir } from './helpers/plugins.ts';
-import { ipJson, needsRoot, nsRun } from './helpers/sh.ts';
+import { ipJson, needsRoot, nsRun } from '../test-support/sh.ts';
 import { firewallStateOf, FW_BACKENDS, type FwBackend } from './helpers/firewall.ts';
 
 const GARBAGE = { ips: 'garbage' };

@@ -6,7 +6,7 @@ import t from 'tap';
 import { makeNetns } from './helpers/netns.ts';
 import { nodeVeths, podLinks } from './helpers/node-state.ts';
 import { BASE_ENV, DIST_BIN, tempDir } from './helpers/plugins.ts';
-import { ipJson, needsRoot } from './helpers/sh.ts';
+import { ipJson, needsRoot } from '../test-support/sh.ts';
 import { timedExec } from './helpers/timed-exec.ts';
 
 const env = (command: string, netns: string, o: { containerId?: string; ifname?: string; args?: string } = {}) => ({

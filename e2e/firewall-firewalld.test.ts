@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fwConf, runFirewall, type FwRun } from './helpers/firewall.ts';
 import type { BridgeResult } from './helpers/bridge-net.ts';
 import { DIST_BIN, tempDir } from './helpers/plugins.ts';
-import { needsRoot } from './helpers/sh.ts';
+import { needsRoot } from '../test-support/sh.ts';
 import { makePod, makeTopology } from './helpers/topology.ts';
 
 const prev: BridgeResult = {

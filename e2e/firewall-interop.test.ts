@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { addPod, addrs, bridgeConf, POD_V6 } from './helpers/bridge-net.ts';
 import { firewallStateOf, fwConf, runFirewall, type FwRun } from './helpers/firewall.ts';
 import { DIST_BIN, GO_BIN } from './helpers/plugins.ts';
-import { needsRoot, nsRun } from './helpers/sh.ts';
+import { needsRoot, nsRun } from '../test-support/sh.ts';
 import { makePod, makeTopology } from './helpers/topology.ts';
 
 const skip = needsRoot || (existsSync(join(GO_BIN, 'firewall')) ? false : `the Go reference firewall is not installed at ${GO_BIN}`);

@@ -13,7 +13,7 @@ import type { BridgeResult } from './helpers/bridge-net.ts';
 import { firewallStateOf, fwConf, FW_BACKENDS, runFirewall, type FwBackend } from './helpers/firewall.ts';
 import { runKilledAfter, whenSeen, type Trigger } from './helpers/kill.ts';
 import { BASE_ENV, DIST_BIN, tempDir } from './helpers/plugins.ts';
-import { needsRoot } from './helpers/sh.ts';
+import { needsRoot } from '../test-support/sh.ts';
 import { makePod, makeTopology } from './helpers/topology.ts';
 import { pluginEnv } from '../tools/libcni/invoke.ts';
 

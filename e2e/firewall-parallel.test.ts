@@ -6,7 +6,7 @@ import t, { type Test } from 'tap';
 import { firewallStateOf, fwConf, FW_BACKENDS, runFirewall, type FwBackend, type FwRun } from './helpers/firewall.ts';
 import type { BridgeResult } from './helpers/bridge-net.ts';
 import { DIST_BIN } from './helpers/plugins.ts';
-import { needsRoot } from './helpers/sh.ts';
+import { needsRoot } from '../test-support/sh.ts';
 import { makePod, makeTopology } from './helpers/topology.ts';
 
 const skip = needsRoot;

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { BridgeResult } from './helpers/bridge-net.ts';
 import { firewallStateOf, fwConf, FW_BACKENDS, runFirewall, type FwBackend, type FwRun } from './helpers/firewall.ts';
 import { DIST_BIN, tempDir } from './helpers/plugins.ts';
-import { needsRoot, nsRun } from './helpers/sh.ts';
+import { needsRoot, nsRun } from '../test-support/sh.ts';
 import { makePod, makeTopology } from './helpers/topology.ts';
 
 const skip = needsRoot;

@@ -8,7 +8,7 @@ import t, { type Test } from 'tap';
 import { addPod, addrs, bridgeConf, type BridgeResult } from './helpers/bridge-net.ts';
 import { denyForwarding, fwAdd, fwConf, runFirewall, type FwRun } from './helpers/firewall.ts';
 import { DIST_BIN } from './helpers/plugins.ts';
-import { needsRoot, nsRun } from './helpers/sh.ts';
+import { needsRoot, nsRun } from '../test-support/sh.ts';
 import { makePod, makeTopology, pings, UPLINK } from './helpers/topology.ts';
 
 const skip = needsRoot;

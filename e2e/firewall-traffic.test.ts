@@ -7,7 +7,7 @@ import t, { type Test } from 'tap';
 import { addPod, addrs, bridgeConf, type BridgeResult } from './helpers/bridge-net.ts';
 import { denyForwarding, firewallStateOf, fwAdd, fwConf, FW_BACKENDS, runFirewall, type FwBackend, type FwRun } from './helpers/firewall.ts';
 import { DIST_BIN } from './helpers/plugins.ts';
-import { needsRoot } from './helpers/sh.ts';
+import { needsRoot } from '../test-support/sh.ts';
 import { makePod, makeTopology, pings, UPLINK } from './helpers/topology.ts';
 
 const skip = needsRoot;

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { ipFiles } from './helpers/node-state.ts';
 import { execPlugin, GO_BIN, DIST_BIN, tempDir, type PluginRun } from './helpers/plugins.ts';
-import { needsRoot } from './helpers/sh.ts';
+import { needsRoot } from '../test-support/sh.ts';
 
 const skip = needsRoot;
 // the reference is a prerequisite (npm test installs it): missing, it fails here, never skips

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { makeNetns } from './helpers/netns.ts';
 import { execPlugin, tempDir } from './helpers/plugins.ts';
-import { needsRoot } from './helpers/sh.ts';
+import { needsRoot } from '../test-support/sh.ts';
 
 const N = 50;
 

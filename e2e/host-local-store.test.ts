@@ -6,7 +6,7 @@ import t from 'tap';
 import { makeNetns } from './helpers/netns.ts';
 import { ipFiles } from './helpers/node-state.ts';
 import { DIST_BIN, execPlugin, GO_BIN, tempDir } from './helpers/plugins.ts';
-import { needsRoot } from './helpers/sh.ts';
+import { needsRoot } from '../test-support/sh.ts';
 
 const conf = (dataDir: string) => ({
   cniVersion: '1.0.0',

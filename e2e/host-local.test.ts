@@ -7,7 +7,7 @@ import t from 'tap';
 import { makeNetns } from './helpers/netns.ts';
 import { ipFiles } from './helpers/node-state.ts';
 import { execPlugin, GO_BIN, tempDir } from './helpers/plugins.ts';
-import { needsRoot } from './helpers/sh.ts';
+import { needsRoot } from '../test-support/sh.ts';
 import { allVersionsRan, hasCheck, ipsCarryVersion, isPre030, SPEC_VERSIONS } from './helpers/spec-versions.ts';
 
 function hostLocal(dataDir: string, version: string, ipam: Record<string, unknown>, extra: Record<string, unknown> = {}) {

@@ -5,7 +5,7 @@ import { closeSync, existsSync, openSync, readdirSync, readSync, statSync, write
 import { join, resolve } from 'node:path';
 import t from 'tap';
 import { tempDir } from './helpers/plugins.ts';
-import { tryRun } from './helpers/sh.ts';
+import { tryRun } from '../test-support/sh.ts';
 
 const root = resolve(import.meta.dirname, '..');
 const INSTALL = join(root, 'scripts', 'install.sh');

@@ -24,8 +24,8 @@ import {
 } from '../lib/linux/index.ts';
 import { makeNetns } from './helpers/netns.ts';
 import { tempDir } from './helpers/plugins.ts';
-import { ipJson, isRoot } from './helpers/sh.ts';
-import { NOT_ROOT } from './helpers/skip-reasons.ts';
+import { ipJson, isRoot } from '../test-support/sh.ts';
+import { NOT_ROOT } from '../test-support/skip-reasons.ts';
 
 // plan(0, why) is tap's "skip this whole file", with the reason in the output.
 if (!isRoot) t.plan(0, NOT_ROOT);

@@ -3,7 +3,7 @@ import t from 'tap';
 import { attachment, gc, status } from './helpers/conflist.ts';
 import { makeNetns } from './helpers/netns.ts';
 import { execPlugin } from './helpers/plugins.ts';
-import { ipJson, needsRoot } from './helpers/sh.ts';
+import { ipJson, needsRoot } from '../test-support/sh.ts';
 import { allVersionsRan, hasCheck, ipsCarryVersion, isPre030, SPEC_VERSIONS } from './helpers/spec-versions.ts';
 
 interface IpLink {

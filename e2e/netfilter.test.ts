@@ -9,9 +9,9 @@ import { promisify } from 'node:util';
 import { masqChainName, nftMasqComment } from '../lib/linux/netfilter/names.ts';
 import { makeNetns } from './helpers/netns.ts';
 import { execPlugin, GO_BIN, tempDir } from './helpers/plugins.ts';
-import { isRoot, nsRun } from './helpers/sh.ts';
+import { isRoot, nsRun } from '../test-support/sh.ts';
 import { nftListing } from './helpers/node-state.ts';
-import { NOT_ROOT } from './helpers/skip-reasons.ts';
+import { NOT_ROOT } from '../test-support/skip-reasons.ts';
 import type { Outcome } from './netfilter-run.ts';
 
 if (!isRoot) t.plan(0, NOT_ROOT);

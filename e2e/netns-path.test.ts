@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execRaw, pluginEnv } from '../tools/libcni/invoke.ts';
 import { BASE_ENV, DIST_BIN, tempDir } from './helpers/plugins.ts';
-import { needsRoot } from './helpers/sh.ts';
+import { needsRoot } from '../test-support/sh.ts';
 
 const conf = { cniVersion: '1.0.0', name: 'lo-net', type: 'loopback' };
 

@@ -7,7 +7,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, st
 import { join } from 'node:path';
 import { makeNetns } from './helpers/netns.ts';
 import { execPlugin, installOurs, OURS_FORM, tempDir } from './helpers/plugins.ts';
-import { needsRoot } from './helpers/sh.ts';
+import { needsRoot } from '../test-support/sh.ts';
 
 const conf = { cniVersion: '1.1.0', name: 'lo-net', type: 'loopback' };
 

@@ -14,8 +14,8 @@ import { makeNetns } from './helpers/netns.ts';
 import { attachmentTraces, links } from './helpers/node-state.ts';
 import { importBusyboxImage, podmanOnNode } from './helpers/podman.ts';
 import { httpBody } from './helpers/portmap.ts';
-import { needsRoot, run } from './helpers/sh.ts';
-import { NO_OCI_RUNTIME } from './helpers/skip-reasons.ts';
+import { needsRoot, run } from '../test-support/sh.ts';
+import { NO_OCI_RUNTIME } from '../test-support/skip-reasons.ts';
 import { inSubnet, pings } from './helpers/topology.ts';
 
 const NETWORK = 'cnits-podman';

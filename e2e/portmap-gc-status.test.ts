@@ -7,7 +7,7 @@ import { execRaw, pluginEnv } from '../tools/libcni/invoke.ts';
 import { attachment, gc } from './helpers/conflist.ts';
 import { BASE_ENV, DIST_BIN } from './helpers/plugins.ts';
 import { BACKENDS, nftPortmapOf, portmapList, portmapRulesOf, startNamedServer, tcpAnswer } from './helpers/portmap.ts';
-import { needsRoot, nsRun } from './helpers/sh.ts';
+import { needsRoot, nsRun } from '../test-support/sh.ts';
 import { makePod, makeTopology, UPLINK } from './helpers/topology.ts';
 
 for (const backend of BACKENDS) {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { addPod, bridgeConf, delPod, type BridgeResult } from './helpers/bridge-net.ts';
 import { DIST_BIN, execPlugin, GO_BIN } from './helpers/plugins.ts';
 import { iptablesPortmapOf, startNamedServer, tcpAnswer } from './helpers/portmap.ts';
-import { needsRoot } from './helpers/sh.ts';
+import { needsRoot } from '../test-support/sh.ts';
 import { makePod, makeTopology, UPLINK } from './helpers/topology.ts';
 
 const skip = needsRoot || (existsSync(join(GO_BIN, 'portmap')) ? false : `the Go reference portmap is not installed at ${GO_BIN}`);

@@ -8,7 +8,7 @@ import { execRaw, pluginEnv } from '../tools/libcni/invoke.ts';
 import { attachment } from './helpers/conflist.ts';
 import { DIST_BIN, execPlugin } from './helpers/plugins.ts';
 import { BACKENDS, portmapList, portmapRulesOf, startNamedServer, tcpAnswer, udpAnswer, udpConntrackTo } from './helpers/portmap.ts';
-import { needsRoot, nsExec } from './helpers/sh.ts';
+import { needsRoot, nsExec } from '../test-support/sh.ts';
 import { makePod, makeTopology, UPLINK } from './helpers/topology.ts';
 
 const prevResult = {

@@ -10,7 +10,7 @@ import { cnitool, cnitoolContainerId, cnitoolMissing, type CnitoolRun } from './
 import { IPTABLES_TOOLS, iptablesHidden } from './helpers/no-iptables.ts';
 import { portmapList, startNamedServer, tcpAnswer } from './helpers/portmap.ts';
 import { DIST_BIN, tempDir } from './helpers/plugins.ts';
-import { needsRoot, nsRun, tryRun, withBindsOver } from './helpers/sh.ts';
+import { needsRoot, nsRun, tryRun, withBindsOver } from '../test-support/sh.ts';
 import { makePod, makeTopology, UPLINK } from './helpers/topology.ts';
 
 // Rounds on the same pod: a rule a DEL left behind would also come before the next ADD's and

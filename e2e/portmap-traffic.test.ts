@@ -5,7 +5,7 @@
 import t from 'tap';
 import { attachment } from './helpers/conflist.ts';
 import { BACKENDS, nftPortmapOf, portmapList, portmapRulesOf, startNamedServer, tcpAnswer, udpAnswer } from './helpers/portmap.ts';
-import { needsRoot } from './helpers/sh.ts';
+import { needsRoot } from '../test-support/sh.ts';
 import { makePod, makeTopology, UPLINK } from './helpers/topology.ts';
 
 const GATEWAY_V4 = '10.244.0.1';

@@ -7,7 +7,7 @@ import t, { type Test } from 'tap';
 import { leftovers, masqRulesOf, nodeVeths } from './helpers/node-state.ts';
 import { DIST_BIN, GO_BIN } from './helpers/plugins.ts';
 import { PTP_NETWORK, ptpAttachment, ptpConflist, ptpPlugin, withCachedResult } from './helpers/ptp.ts';
-import { needsRoot } from './helpers/sh.ts';
+import { needsRoot } from '../test-support/sh.ts';
 import { makePod, makeTopology, pings } from './helpers/topology.ts';
 
 const skip = needsRoot || (existsSync(join(GO_BIN, 'ptp')) ? false : `the Go reference ptp is not installed at ${GO_BIN}`);

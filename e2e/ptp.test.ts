@@ -7,7 +7,7 @@ import { gc, status } from './helpers/conflist.ts';
 import { ipFiles, leftovers, link, masqRulesOf, nodeVeths } from './helpers/node-state.ts';
 import { tempDir } from './helpers/plugins.ts';
 import { PTP_NETWORK, PTP_V4, PTP_V6, ptpAttachment, ptpConflist, ptpPlugin } from './helpers/ptp.ts';
-import { ipJson, needsRoot, run } from './helpers/sh.ts';
+import { ipJson, needsRoot, run } from '../test-support/sh.ts';
 import { hasCheck, SPEC_VERSIONS } from './helpers/spec-versions.ts';
 import { makePod, makeTopology, peerSeenBy, pings, startPeerReporter, UPLINK } from './helpers/topology.ts';
 

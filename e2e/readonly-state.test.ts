@@ -10,7 +10,7 @@ import t, { type Test } from 'tap';
 import { makeNetns, type TestNetns } from './helpers/netns.ts';
 import { execRaw, type ExecOutput, pluginEnv } from '../tools/libcni/invoke.ts';
 import { BASE_ENV, installOurs, OURS_FORM } from './helpers/plugins.ts';
-import { ipJson, needsRoot } from './helpers/sh.ts';
+import { ipJson, needsRoot } from '../test-support/sh.ts';
 
 // $1: mounts to make first, as "<tmpfs options>:/path" separated by spaces (fixed strings from
 // this file); $2: the plugin, whose stdin and environment are the script's. The plugin's

@@ -3,7 +3,7 @@
 import t from 'tap';
 import { makeNetns } from './helpers/netns.ts';
 import { execPlugin, GO_BIN, type PluginRun } from './helpers/plugins.ts';
-import { needsRoot } from './helpers/sh.ts';
+import { needsRoot } from '../test-support/sh.ts';
 import { allVersionsRan, hasCheck, isPre030, SPEC_VERSIONS } from './helpers/spec-versions.ts';
 
 const NETNS = '/run/netns/cnits-none';

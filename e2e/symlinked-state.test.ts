@@ -11,7 +11,7 @@ import t, { type Test } from 'tap';
 import { makeNetns } from './helpers/netns.ts';
 import { execRaw, type ExecOutput, pluginEnv } from '../tools/libcni/invoke.ts';
 import { BASE_ENV, installOurs, OURS_FORM } from './helpers/plugins.ts';
-import { ipJson, needsRoot } from './helpers/sh.ts';
+import { ipJson, needsRoot } from '../test-support/sh.ts';
 
 // $1: the uid to own the link /var/lib/cni -> /var/lib/disk/cni (the disk: a tmpfs of its own);
 // $2: directories to cover with a read-only tmpfs; $3: the plugin, whose stdin and environment

@@ -5,7 +5,7 @@ import { parseTiming } from '../lib/cni-spec/timing.ts';
 import { bridgeConf } from './helpers/bridge-net.ts';
 import { makeNetns } from './helpers/netns.ts';
 import { BASE_ENV, execPlugin, tempDir, type PluginRun } from './helpers/plugins.ts';
-import { ipJson, needsRoot } from './helpers/sh.ts';
+import { ipJson, needsRoot } from '../test-support/sh.ts';
 
 const TIMING_ENV = { ...BASE_ENV, CNI_TIMING: '1' };
 

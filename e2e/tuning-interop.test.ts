@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { DIST_BIN, execPlugin, GO_BIN, tempDir } from './helpers/plugins.ts';
-import { needsRoot } from './helpers/sh.ts';
+import { needsRoot } from '../test-support/sh.ts';
 import { link, podWithEth0, sysctl, tuningConf } from './helpers/tuning.ts';
 
 const skip = needsRoot || (existsSync(join(GO_BIN, 'tuning')) ? false : `the Go reference tuning is not installed at ${GO_BIN}`);

@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { execPlugin, tempDir } from './helpers/plugins.ts';
-import { needsRoot, run } from './helpers/sh.ts';
+import { needsRoot, run } from '../test-support/sh.ts';
 import { hasCheck, SPEC_VERSIONS } from './helpers/spec-versions.ts';
 import { link, podWithEth0, sysctl, TUNE, tuningConf } from './helpers/tuning.ts';
 

@@ -3,7 +3,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { TARGETS } from '../e2e/bad-input/targets.ts';
+import { TARGETS } from '../test-support/bad-input/targets.ts';
 import { entryModule, PLUGIN_NAMES, pluginEntry, PROGRAM_NAMES, programEntry, REGISTRY } from './registry.ts';
 
 const root = join(import.meta.dirname, '..');
@@ -65,7 +65,7 @@ t.test('every plugin has an e2e test, a bad-input target and a docs page', async
   const targets = new Set(TARGETS.map((x) => x.plugin));
   for (const name of new Set([...folders, ...PLUGIN_NAMES])) {
     t.not(e2eTests(name).length, 0, `${name}: an e2e test (e2e/${name}*.test.ts)`);
-    t.ok(targets.has(name), `${name}: a bad-input target (e2e/bad-input/targets.ts)`);
+    t.ok(targets.has(name), `${name}: a bad-input target (test-support/bad-input/targets.ts)`);
     t.ok(existsSync(join(root, 'docs', 'plugins', `${name}.md`)), `${name}: its docs page docs/plugins/${name}.md`);
   }
 });

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { BASE_ENV } from './plugins.ts';
-import { inNetns, tryRun, withBindsOver } from './sh.ts';
+import { inNetns, tryRun, withBindsOver } from '../../test-support/sh.ts';
 
 export const CNITOOL = process.env['CNITOOL'] ?? resolve(import.meta.dirname, '..', '..', '.cache', 'cnitool');
 

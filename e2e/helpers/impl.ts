@@ -15,8 +15,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { uniqueName } from './netns.ts';
 import { DIST_BIN, execPlugin, FORM, GO_BIN, isElf } from './plugins.ts';
-import { isRoot, run, tryRun } from './sh.ts';
-import { NO_KERNEL_VLAN_FILTERING, NOT_ROOT } from './skip-reasons.ts';
+import { isRoot, run, tryRun } from '../../test-support/sh.ts';
+import { NO_KERNEL_VLAN_FILTERING, NOT_ROOT } from '../../test-support/skip-reasons.ts';
 
 export type Feature =
   | 'portIsolation'

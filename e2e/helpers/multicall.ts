@@ -13,7 +13,7 @@ import { droppedByStarter, starterEnv } from '../../runtime/starter-env.ts';
 import { execRaw, pluginEnv, type ExecOutput, type Verb } from '../../tools/libcni/invoke.ts';
 import { makeNetns } from './netns.ts';
 import { BASE_ENV, execPlugin, tempDir } from './plugins.ts';
-import { needsRoot, tryRun } from './sh.ts';
+import { needsRoot, tryRun } from '../../test-support/sh.ts';
 
 export interface MulticallForm {
   /** 'Bun': in test names and messages */

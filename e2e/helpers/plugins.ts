@@ -22,9 +22,9 @@ import {
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Test } from 'tap';
-import { binaryBeside } from '../../scripts/bun-layout.ts';
+import { binaryBeside } from '../../test-support/bun-layout.ts';
 import { execRaw, type ExecOutput, pluginEnv, type InvokeArgs } from '../../tools/libcni/invoke.ts';
-import { inNetns } from './sh.ts';
+import { inNetns } from '../../test-support/sh.ts';
 
 export type Form = 'bun' | 'bundle' | 'go';
 export const FORMS: readonly Form[] = ['bun', 'bundle', 'go'];

@@ -14,8 +14,8 @@ import { resultSchema } from '../../lib/cni-spec/result-schema.ts';
 import { validate } from '../../lib/cni-spec/schema.ts';
 import { sameValue } from '../../lib/cni-spec/test-same-value.ts';
 import { resultFamily } from '../../lib/cni-spec/versions.ts';
-import { schemaFields, setPath, wrongValues, type Path } from '../../e2e/bad-input/schema-fields.ts';
-import { TARGETS } from '../../e2e/bad-input/targets.ts';
+import { schemaFields, setPath, wrongValues, type Path } from '../../test-support/bad-input/schema-fields.ts';
+import { TARGETS } from '../../test-support/bad-input/targets.ts';
 import { quickShapes } from './quick-shapes.ts';
 
 const root = join(import.meta.dirname, '..', '..');

@@ -3,9 +3,11 @@
 //   lib/cni-spec  knows nothing of Linux;
 //   plugins/*     reach the kernel only through lib/linux (no netlink, child_process or addon);
 //   stdout belongs to the CNI result, so no console.log outside tools, tests and scripts;
+//   imports go down the layers: lib ← plugins ← runtime, tools; the tests' shared helpers
+//   (test-support/) sit below e2e/, bench/ and scripts/, and e2e/ and scripts/ never import each other;
 //   no import cycles among our modules (scripts/dev/import-cycles.ts).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, normalize, relative } from 'node:path';
 import { findCycles, valueImports } from './import-cycles.ts';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -26,6 +28,26 @@ const rules: Rule[] = [
   { where: /^lib\//, forbid: /(from |import\()['"].*\/plugins\//, why: 'imports go one way: lib ← plugins' },
 ];
 
+// Checked on the file an import names, resolved from the importing file. `tests` says whether a
+// test file of `where` is held to the rule too (a test may import what sits below it).
+interface FolderRule {
+  readonly where: RegExp;
+  readonly forbid: RegExp;
+  readonly tests: boolean;
+  readonly why: string;
+}
+
+const folderRules: FolderRule[] = [
+  { where: /^lib\//, forbid: /^(?!lib\/)/, tests: false, why: 'lib imports nothing outside lib' },
+  { where: /^plugins\//, forbid: /^(runtime|tools|scripts|e2e|test-support|bench)\//, tests: false, why: 'imports go one way: lib ← plugins ← runtime, tools' },
+  { where: /^(runtime|tools)\//, forbid: /^(scripts|e2e|test-support|bench)\//, tests: false, why: 'shipped code imports no build, dev or test code' },
+  { where: /^scripts\//, forbid: /^e2e\//, tests: true, why: 'scripts and e2e do not import each other (shared test helpers live in test-support/)' },
+  { where: /^e2e\//, forbid: /^scripts\//, tests: true, why: 'scripts and e2e do not import each other (shared test helpers live in test-support/)' },
+  { where: /^test-support\//, forbid: /^(e2e|bench|scripts)\//, tests: true, why: 'test-support is shared by the tests, so it imports none of them' },
+];
+
+const SPECIFIER = /(?:\bfrom\s+|\bimport\s*\(\s*|^\s*import\s+)['"](\.{1,2}\/[^'"]+)['"]/g;
+
 function* files(dir: string): Generator<string> {
   for (const name of readdirSync(dir)) {
     if (name === 'node_modules' || name === 'dist' || name.startsWith('.')) continue;
@@ -37,7 +59,7 @@ function* files(dir: string): Generator<string> {
 
 const problems: string[] = [];
 const imports = new Map<string, string[]>();
-for (const top of ['lib', 'plugins', 'tools', 'runtime', 'e2e', 'bench', 'scripts']) {
+for (const top of ['lib', 'plugins', 'tools', 'runtime', 'test-support', 'e2e', 'bench', 'scripts']) {
   let list: string[];
   try {
     list = [...files(join(root, top))];
@@ -52,6 +74,12 @@ for (const top of ['lib', 'plugins', 'tools', 'runtime', 'e2e', 'bench', 'script
     lines.forEach((line, i) => {
       for (const r of rules) {
         if (r.where.test(rel) && r.forbid.test(line)) problems.push(`${rel}:${i + 1}: ${r.why}: ${line.trim()}`);
+      }
+      for (const m of line.matchAll(SPECIFIER)) {
+        const target = normalize(join(dirname(rel), m[1] as string));
+        for (const r of folderRules) {
+          if (r.where.test(rel) && (r.tests || !rel.endsWith('.test.ts')) && r.forbid.test(target)) problems.push(`${rel}:${i + 1}: ${r.why}: ${line.trim()}`);
+        }
       }
       const isRuntimeCode = /^(lib|plugins)\//.test(rel) && !rel.endsWith('.test.ts');
       if (isRuntimeCode && /console\.log\(/.test(line)) {

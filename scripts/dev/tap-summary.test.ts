@@ -2,7 +2,7 @@
 // tap 21: a skipped t.test() has no body, a skipped file has "1..0 # reason", YAML diagnostics
 // follow failed points).
 import t from 'tap';
-import { NOT_ROOT } from '../../e2e/helpers/skip-reasons.ts';
+import { NOT_ROOT } from '../../test-support/skip-reasons.ts';
 import { tally } from './tap-summary.ts';
 
 const TAP = `TAP version 14

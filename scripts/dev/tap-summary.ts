@@ -6,13 +6,13 @@
 // assertions of its own; it passed when all of them passed and failed when one failed (or when
 // it failed as a whole, e.g. a file that crashed). A skip counts once wherever it is: a skipped
 // file, t.test() or assertion. Every skip is printed with its test and reason; a skip whose
-// reason is not on the allow-list (e2e/helpers/skip-reasons.ts) counts as failed, so a skip
+// reason is not on the allow-list (test-support/skip-reasons.ts) counts as failed, so a skip
 // can never hide a missing feature, tool or executable. `--step NAME=STATUS` adds a step run
 // before the tests (typecheck, lint) as one test, passed when STATUS is 0.
 //
 // Usage: node --import tsx scripts/dev/tap-summary.ts TAP_LOG [--step NAME=STATUS]...
 import { readFileSync } from 'node:fs';
-import { isAllowedSkip } from '../../e2e/helpers/skip-reasons.ts';
+import { isAllowedSkip } from '../../test-support/skip-reasons.ts';
 
 interface Point {
   readonly ok: boolean;

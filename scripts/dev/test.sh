@@ -13,7 +13,7 @@
 # file or a t.test() with assertions of its own; typecheck and lint count as one test each; a
 # skip counts once wherever it is): see scripts/dev/tap-summary.ts. Every skip is printed with its
 # test and reason; a skip whose reason is not on the allow-list (not root; kernel lacks VLAN
-# filtering; Podman's OCI runtime cannot start a container: e2e/helpers/skip-reasons.ts) fails
+# filtering; Podman's OCI runtime cannot start a container: test-support/skip-reasons.ts) fails
 # the run. A prerequisite or build that fails
 # ends the run at once with a message naming it and "0 passed, 1 failed, 0 skipped".
 set -uo pipefail

@@ -3,7 +3,7 @@
 // other side is CNI_IFNAME in the pod with an IPv4 and an IPv6 address, and the 1.0.0 result
 // bridge would print for it. A case then reaches the chained plugin's own validation in an
 // environment where its valid config succeeds.
-import { ipJson, run } from '../helpers/sh.ts';
+import { ipJson, run } from '../sh.ts';
 
 export interface ChainWorld {
   /** the node netns's name */
