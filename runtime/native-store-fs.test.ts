@@ -1,6 +1,6 @@
 // The native store's path check over a made-up file system: symlinks on the way are followed
 // only when root or we own them, and every directory the lookup passes (the link's own included)
-// is judged. Real directories and links: runtime/native-store.test.ts, e2e/symlinked-state.test.ts.
+// is judged. Real directories and links: runtime/native-store.test.ts, e2e/packaging/symlinked-state.test.ts.
 import t from 'tap';
 import { assertSafeDir, type PathFs, type PathStat, UnsafeDirError, walkPath } from './native-store-fs.ts';
 

@@ -1,5 +1,5 @@
 // The tests of a multicall binary (one executable that carries its runtime and every program,
-// linked under each program's name): the Bun form (e2e/bun.test.ts). The rest of the e2e suite
+// linked under each program's name): the Bun form (e2e/packaging/bun.test.ts). The rest of the e2e suite
 // runs against its bin directory too (npm test's full e2e run, CNI_E2E_FORM=bun); these cover
 // what only the multicall binary has:
 // dispatch on the invoked name, in-process IPAM through its own links, no state carried over
