@@ -1,5 +1,5 @@
 // Code gates: type-aware typescript-eslint over every TypeScript tree. Layering (which layer
-// may import what) and import cycles are checked by scripts/lint.ts (eslint-plugin-import-x's
+// may import what) and import cycles are checked by scripts/dev/lint.ts (eslint-plugin-import-x's
 // no-cycle needs unrs-resolver, whose platform packages npm cannot lock here); formatting by
 // prettier (see .prettierrc).
 import js from '@eslint/js';
@@ -7,9 +7,9 @@ import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'native/build/', '.cache/', '.tap/', 'scripts/launcher.cjs'] },
+  { ignores: ['dist/', 'node_modules/', 'native/build/', '.cache/', '.tap/', 'runtime/launcher.cjs'] },
   {
-    files: ['{lib,plugins,tools,e2e,bench,scripts}/**/*.ts'],
+    files: ['{lib,plugins,tools,runtime,test-support,e2e,bench,scripts}/**/*.ts'],
     extends: [js.configs.recommended, ...tseslint.configs.recommendedTypeChecked],
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
@@ -38,7 +38,7 @@ export default tseslint.config(
   {
     // Tests read plugins' JSON output, whose shape is what the assertion checks, so `any` from
     // JSON.parse is the input under test there; and tap callbacks are async by convention.
-    files: ['**/*.test.ts', 'e2e/**/*.ts'],
+    files: ['**/*.test.ts', 'e2e/**/*.ts', 'test-support/**/*.ts'],
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-unsafe-member-access': 'off',

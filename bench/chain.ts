@@ -135,7 +135,7 @@ export async function preload(ctx: Ctx, impl: Impl, count: number): Promise<void
 }
 
 export async function benchChain(o: SectionOptions): Promise<Row[]> {
-  if (!existsSync(CNITOOL)) throw new Error(`cnitool not built: ${CNITOOL} (bash scripts/prereqs.sh builds it)`);
+  if (!existsSync(CNITOOL)) throw new Error(`cnitool not built: ${CNITOOL} (bash scripts/dev/prereqs.sh builds it)`);
   const cniRun = await cniRunInvocation();
   const runtimes: Runtime[] = [cnitool, { label: 'cni-run', invoke: (verb, impl, netns, caps) => cniRun(verb, { ...impl, netns, caps }) }];
   const impls: Impl[] = [];

@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { parseTiming } from '../lib/cni-spec/timing.ts';
-import { binaryBeside } from '../scripts/bun-layout.ts';
-import { starterEnv } from '../scripts/starter-env.ts';
+import { binaryBeside } from '../test-support/bun-layout.ts';
+import { starterEnv } from '../runtime/starter-env.ts';
 
 export const ROOT = resolve(import.meta.dirname, '..');
 /** Our plugins: the bundles, or (--ours DIR) another form, e.g. dist/bun/bin. */
@@ -266,10 +266,10 @@ const floorLinks = new Map<string, string>();
 
 /**
  * The file whose VERSION is `file`'s floor: `file` itself, except for a link of the Bun form's
- * starter (native/bun-starter.c), which answers VERSION without starting the binary. Its verbs
+ * starter (runtime/bun-starter.c), which answers VERSION without starting the binary. Its verbs
  * start the `cni-ts` beside it, so that binary's own VERSION is the floor: run through a
  * symlink named like the plugin (the binary dispatches on the name), with the environment the
- * starter gives it (scripts/starter-env.ts).
+ * starter gives it (runtime/starter-env.ts).
  */
 function floorFile(file: string): string {
   const binary = binaryBeside(file);

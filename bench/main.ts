@@ -12,7 +12,7 @@
 //                                      not the cni-run and forms sections, which name their builds)
 //
 // As root (every case lives in throwaway network namespaces); needs `npm run build` and cnitool
-// (scripts/prereqs.sh builds it into .cache/). About 5 minutes on 2 cores; --quick about 2.
+// (scripts/dev/prereqs.sh builds it into .cache/). About 5 minutes on 2 cores; --quick about 2.
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';

@@ -3,7 +3,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { TARGETS } from '../e2e/bad-input/targets.ts';
+import { TARGETS } from '../test-support/bad-input/targets.ts';
 import { entryModule, PLUGIN_NAMES, pluginEntry, PROGRAM_NAMES, programEntry, REGISTRY } from './registry.ts';
 
 const root = join(import.meta.dirname, '..');
@@ -12,12 +12,10 @@ const folders = readdirSync(join(root, 'plugins'), { withFileTypes: true })
   .map((e) => e.name)
   .sort();
 
-/** e2e tests of `name`: e2e/<name>*.test.ts, or any test in a folder e2e/<name>/. */
+/** e2e tests of `name`: the tests in its folder e2e/<name>/. */
 function e2eTests(name: string): string[] {
-  const flat = readdirSync(join(root, 'e2e')).filter((f) => f.endsWith('.test.ts') && (f.startsWith(`${name}.`) || f.startsWith(`${name}-`)));
   const dir = join(root, 'e2e', name);
-  const nested = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.test.ts')) : [];
-  return [...flat, ...nested];
+  return existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.test.ts')) : [];
 }
 
 t.test('every folder under plugins/ is a plugin of the registry, and every plugin has its folder', async (t) => {
@@ -64,8 +62,8 @@ t.test("each plugin's config loader loads, and refuses what its plugin refuses",
 t.test('every plugin has an e2e test, a bad-input target and a docs page', async (t) => {
   const targets = new Set(TARGETS.map((x) => x.plugin));
   for (const name of new Set([...folders, ...PLUGIN_NAMES])) {
-    t.not(e2eTests(name).length, 0, `${name}: an e2e test (e2e/${name}*.test.ts)`);
-    t.ok(targets.has(name), `${name}: a bad-input target (e2e/bad-input/targets.ts)`);
+    t.not(e2eTests(name).length, 0, `${name}: an e2e test (e2e/${name}/*.test.ts)`);
+    t.ok(targets.has(name), `${name}: a bad-input target (test-support/bad-input/targets.ts)`);
     t.ok(existsSync(join(root, 'docs', 'plugins', `${name}.md`)), `${name}: its docs page docs/plugins/${name}.md`);
   }
 });

@@ -1,7 +1,7 @@
-// The one list of our programs. Every other list derives from it: the bundles (scripts/build.ts),
-// the Bun binary's dispatch and links (scripts/programs.ts, scripts/build-bun.ts), the starter's
-// settings (scripts/starter-env.ts), `cni-run validate` (tools/cni-run/plugin-checks.ts), the quick
-// shapes (scripts/quick-shapes.ts), the bad-input generator's coverage, the bench's sections and
+// The one list of our programs. Every other list derives from it: the bundles (scripts/build/build.ts),
+// the Bun binary's dispatch and links (runtime/programs.ts, scripts/build/build-bun.ts), the starter's
+// settings (runtime/starter-env.ts), `cni-run validate` (tools/cni-run/plugin-checks.ts), the quick
+// shapes (scripts/build/quick-shapes.ts), the bad-input generator's coverage, the bench's sections and
 // scripts/install.sh (which installs what the build wrote). plugins/registry.test.ts fails when a
 // folder under plugins/ has no entry, no e2e test, no bad-input target or no docs page.
 //
@@ -45,7 +45,7 @@ export type PluginEntry =
 
 /**
  * A runtime-side program. It lies above the plugins (cni-run validate uses their loaders), so
- * the registry names its module instead of importing it; scripts/programs.ts holds its lazy import.
+ * the registry names its module instead of importing it; runtime/programs.ts holds its lazy import.
  */
 export interface ToolEntry {
   readonly kind: 'tool';

@@ -96,7 +96,7 @@ trap 'exit 143' TERM
 # ---------------------------------------------------------------- prerequisites and build
 section "prerequisites"
 # iproute2, iperf3, iptables/nftables, ping: installed when missing, as `npm test` does.
-if out=$(bash scripts/prereqs.sh --packages 2>&1); then
+if out=$(bash scripts/dev/prereqs.sh --packages 2>&1); then
   ok "Debian packages: iproute2 nftables iptables iperf3 iputils-ping"
 else
   bad "Debian packages"
@@ -120,7 +120,7 @@ needs_build() {
     [ -x "$f" ] || return 0
     [ -z "$oldest" ] || [ "$f" -ot "$oldest" ] && oldest=$f
   done
-  [ -n "$(find lib plugins tools scripts native/*.c package.json package-lock.json \
+  [ -n "$(find lib plugins tools runtime scripts native/*.c package.json package-lock.json \
     -type f -newer "$oldest" -print -quit 2>/dev/null)" ]
 }
 if needs_build; then

@@ -67,7 +67,7 @@ if [ "$form" != bundle ]; then
     [ -x "dist/$form/$f" ] || { echo "install.sh: no dist/$form/$f: run npm run build:$form first" >&2; exit 1; }
   done
   # The binary first: every program name then becomes a link of the starter, which runs the
-  # cni-ts beside it (native/bun-starter.c), so a name switched early already finds the new one.
+  # cni-ts beside it (runtime/bun-starter.c), so a name switched early already finds the new one.
   put_file "dist/$form/cni-ts" cni-ts
   first=
   names=()

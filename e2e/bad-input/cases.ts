@@ -3,8 +3,8 @@
 // bytes), so `--seed S --id ID` rebuilds exactly one case.
 import { resultSchema } from '../../lib/cni-spec/result-schema.ts';
 import { Rng } from './rng.ts';
-import { formatPath, schemaFields, setPath, wrongValues, type Path } from './schema-fields.ts';
-import { allSchemas, type Ctx, type Target } from './targets.ts';
+import { formatPath, schemaFields, setPath, wrongValues, type Path } from '../../test-support/bad-input/schema-fields.ts';
+import { allSchemas, type Ctx, type Target } from '../../test-support/bad-input/targets.ts';
 
 export type Verb = 'ADD' | 'DEL' | 'CHECK';
 export const VERBS: readonly Verb[] = ['ADD', 'DEL', 'CHECK'];

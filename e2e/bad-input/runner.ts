@@ -7,12 +7,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { uniqueName } from '../helpers/netns.ts';
-import { run, tryRun } from '../helpers/sh.ts';
+import { run, tryRun } from '../../test-support/sh.ts';
 import { timedExec } from '../helpers/timed-exec.ts';
 import type { Case, RunCtx } from './cases.ts';
 import { validConfig } from './cases.ts';
 import { diff, snapshot } from './snapshot.ts';
-import type { Target } from './targets.ts';
+import type { Target } from '../../test-support/bad-input/targets.ts';
 
 export interface Outcome {
   readonly id: string;

@@ -5,7 +5,7 @@
 // carrier, DAD flags, link-local addresses the kernel adds by itself) are left out.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { nsExec } from '../helpers/sh.ts';
+import { nsExec } from '../../test-support/sh.ts';
 
 async function tool(ns: string, cmd: string, args: string[]): Promise<string> {
   const r = await nsExec(ns, cmd, args);

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { selectCases, type Case } from './cases.ts';
 import { runBatch, type Impl, type Outcome } from './runner.ts';
-import { TARGETS } from './targets.ts';
+import { TARGETS } from '../../test-support/bad-input/targets.ts';
 
 export interface SuiteOptions {
   readonly seed: number;

@@ -6,7 +6,7 @@ import type { Test } from 'tap';
 import { attachment, type Attachment } from './conflist.ts';
 import { makeNetns, type TestNetns } from './netns.ts';
 import { tempDir } from './plugins.ts';
-import { nsExec, run } from './sh.ts';
+import { nsExec, run } from '../../test-support/sh.ts';
 
 export const BW_BRIDGE = 'cni-bw0';
 export const BW_SUBNET = '10.251.0.0/24';

@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Test } from 'tap';
 import { BASE_ENV, DIST_BIN, tempDir } from './plugins.ts';
-import { tryRun } from './sh.ts';
+import { tryRun } from '../../test-support/sh.ts';
 
 export const CNI_RUN = join(DIST_BIN, 'cni-run');
 

@@ -1,18 +1,18 @@
 // The reference libcni client, cnitool (built from Debian's CNI source package by
-// scripts/build-cnitool.sh), run the way the tests drive it: clean environment, NETCONFPATH and
+// scripts/build/build-cnitool.sh), run the way the tests drive it: clean environment, NETCONFPATH and
 // CNI_PATH of the test's own, CAP_ARGS for capability args, inside the netns that plays the node.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { BASE_ENV } from './plugins.ts';
-import { inNetns, tryRun, withBindsOver } from './sh.ts';
+import { inNetns, tryRun, withBindsOver } from '../../test-support/sh.ts';
 
 export const CNITOOL = process.env['CNITOOL'] ?? resolve(import.meta.dirname, '..', '..', '.cache', 'cnitool');
 
 /** Why cnitool cannot run: a missing prerequisite, which fails a test (npm test builds it), never skips it. */
 export const cnitoolMissing: string | undefined = existsSync(CNITOOL)
   ? undefined
-  : `cnitool not built: ${CNITOOL} is missing (npm test builds it; by hand: bash scripts/build-cnitool.sh ${CNITOOL})`;
+  : `cnitool not built: ${CNITOOL} is missing (npm test builds it; by hand: bash scripts/build/build-cnitool.sh ${CNITOOL})`;
 
 /** The container id cnitool gives a pod: "cnitool-" and the first 10 bytes of SHA-512 of the netns path, in hex. */
 export function cnitoolContainerId(netnsPath: string): string {

@@ -2,7 +2,7 @@
 import { addNetworkList, checkNetworkList, delNetworkList, gcNetworkList, statusNetworkList, type RuntimeConf } from '../../tools/libcni/api.ts';
 import { parseConflist, type NetworkConfigList } from '../../tools/libcni/conflist.ts';
 import { BASE_ENV, DIST_BIN } from './plugins.ts';
-import { inNetns } from './sh.ts';
+import { inNetns } from '../../test-support/sh.ts';
 
 export interface Attachment {
   readonly list: NetworkConfigList;

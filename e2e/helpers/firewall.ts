@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import tap, { type Test } from 'tap';
 import type { BridgeResult } from './bridge-net.ts';
 import { execPlugin, type PluginRun, DIST_BIN } from './plugins.ts';
-import { nsRun, tryRun } from './sh.ts';
+import { nsRun, tryRun } from '../../test-support/sh.ts';
 
 export type FwBackend = 'iptables' | 'nftables';
 export const FW_BACKENDS: readonly FwBackend[] = ['iptables', 'nftables'];

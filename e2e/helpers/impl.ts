@@ -1,7 +1,7 @@
 // The implementation under test: a directory of CNI plugins, ours (DIST_BIN: the Bun form or
 // the bundles) or Debian's Go reference plugins, to compare behaviour (CNI_E2E_FORM, plugins.ts):
 //
-//   npm run e2e -- --form go e2e/bridge-*.test.ts
+//   npm run e2e -- --form go e2e/bridge/*.test.ts
 //
 // The rule: fail closed. Every feature of OUR executables is known when they are built, so for
 // them `lacks(...)` never names a feature: a feature that is missing or broken makes its tests
@@ -15,8 +15,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { uniqueName } from './netns.ts';
 import { DIST_BIN, execPlugin, FORM, GO_BIN, isElf } from './plugins.ts';
-import { isRoot, run, tryRun } from './sh.ts';
-import { NO_KERNEL_VLAN_FILTERING, NOT_ROOT } from './skip-reasons.ts';
+import { isRoot, run, tryRun } from '../../test-support/sh.ts';
+import { NO_KERNEL_VLAN_FILTERING, NOT_ROOT } from '../../test-support/skip-reasons.ts';
 
 export type Feature =
   | 'portIsolation'

@@ -1,5 +1,5 @@
 // The tests of a multicall binary (one executable that carries its runtime and every program,
-// linked under each program's name): the Bun form (e2e/bun.test.ts). The rest of the e2e suite
+// linked under each program's name): the Bun form (e2e/packaging/bun.test.ts). The rest of the e2e suite
 // runs against its bin directory too (npm test's full e2e run, CNI_E2E_FORM=bun); these cover
 // what only the multicall binary has:
 // dispatch on the invoked name, in-process IPAM through its own links, no state carried over
@@ -8,12 +8,12 @@ import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, statSync, symlin
 import { join, resolve } from 'node:path';
 import t, { type Test } from 'tap';
 import { PLUGIN_NAMES, pluginEntry, PROGRAM_NAMES, type PluginName } from '../../plugins/registry.ts';
-import { compileStarter } from '../../scripts/starter-build.ts';
-import { droppedByStarter, starterEnv } from '../../scripts/starter-env.ts';
+import { compileStarter } from '../../runtime/starter-build.ts';
+import { droppedByStarter, starterEnv } from '../../runtime/starter-env.ts';
 import { execRaw, pluginEnv, type ExecOutput, type Verb } from '../../tools/libcni/invoke.ts';
 import { makeNetns } from './netns.ts';
 import { BASE_ENV, execPlugin, tempDir } from './plugins.ts';
-import { needsRoot, tryRun } from './sh.ts';
+import { needsRoot, tryRun } from '../../test-support/sh.ts';
 
 export interface MulticallForm {
   /** 'Bun': in test names and messages */
@@ -158,7 +158,7 @@ export function multicallTests(form: MulticallForm): void {
       rmSync(marker, { force: true });
     }
     // What the binary is started with: the caller's environment without what its runtime,
-    // loader and C library act on (scripts/starter-env.ts), everything else as it was.
+    // loader and C library act on (runtime/starter-env.ts), everything else as it was.
     const caller: Record<string, string> = {
       ...BASE_ENV,
       HOME: '/root',
@@ -224,7 +224,7 @@ export function multicallTests(form: MulticallForm): void {
       if (exec === undefined) throw new Error(`${program} ${command}: the starter did not run the binary:\n${lines.join('\n')}`);
       return { env: [...exec.matchAll(/"(BUN_JSC_[A-Za-z]+=[^"]*)"/g)].map((m) => m[1] ?? ''), jitMemory: lines.some((l) => l.includes('"JSJITCode"')) };
     };
-    // scripts/starter-env.ts, which the build compiles into the starter and the bench reads.
+    // runtime/starter-env.ts, which the build compiles into the starter and the bench reads.
     const asBenchAssumes = (program: string, command: Verb) =>
       Object.entries(starterEnv(program, command))
         .map(([k, v]) => `${k}=${v}`)

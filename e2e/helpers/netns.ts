@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import type { Test } from 'tap';
-import { run, tryRun } from './sh.ts';
+import { run, tryRun } from '../../test-support/sh.ts';
 
 export interface TestNetns {
   /** name under /run/netns, for `ip -n` */

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { masqChainName } from '../../lib/linux/netfilter/core/names.ts';
 import { firewallStateOf } from './firewall.ts';
 import { portmapRulesOf } from './portmap.ts';
-import { ipJson, nsExec, nsRun } from './sh.ts';
+import { ipJson, nsExec, nsRun } from '../../test-support/sh.ts';
 import { UPLINK } from './topology.ts';
 
 export interface LinkInfo {

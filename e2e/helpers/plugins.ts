@@ -22,9 +22,9 @@ import {
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Test } from 'tap';
-import { binaryBeside } from '../../scripts/bun-layout.ts';
+import { binaryBeside } from '../../test-support/bun-layout.ts';
 import { execRaw, type ExecOutput, pluginEnv, type InvokeArgs } from '../../tools/libcni/invoke.ts';
-import { inNetns } from './sh.ts';
+import { inNetns } from '../../test-support/sh.ts';
 
 export type Form = 'bun' | 'bundle' | 'go';
 export const FORMS: readonly Form[] = ['bun', 'bundle', 'go'];
@@ -84,7 +84,7 @@ function formOf(file: string): 'bundle' | 'bun' {
   if (!existsSync(file)) throw new Error(`no ${file}: build the form first (npm run e2e -- --form ${FORM} FILE… builds it when stale)`);
   if (!isElf(file)) return 'bundle';
   if (tailHas(file, '---- Bun! ----')) return 'bun';
-  // the Bun form's starter (native/bun-starter.c) runs the binary beside it
+  // the Bun form's starter (runtime/bun-starter.c) runs the binary beside it
   const binary = binaryBeside(file);
   if (binary !== undefined && tailHas(binary, '---- Bun! ----')) return 'bun';
   throw new Error(`${file} is a compiled binary but not our Bun form: DIST_BIN holds no form of ours`);

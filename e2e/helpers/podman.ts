@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import type { Test } from 'tap';
 import type { TestNetns } from './netns.ts';
 import { oursOnlyDir, tempDir } from './plugins.ts';
-import { run, tryRun, withDirOver } from './sh.ts';
+import { run, tryRun, withDirOver } from '../../test-support/sh.ts';
 
 export interface PodmanOutput {
   readonly code: number;

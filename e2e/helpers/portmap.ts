@@ -4,7 +4,7 @@
 import type { Test } from 'tap';
 import { portmapDnatChainName } from '../../lib/linux/netfilter/core/names.ts';
 import { POD_V4, POD_V6 } from './bridge-net.ts';
-import { nsExec } from './sh.ts';
+import { nsExec } from '../../test-support/sh.ts';
 import { startNetnsScript } from './topology.ts';
 
 export type Backend = 'iptables' | 'nftables';

@@ -3,7 +3,7 @@ import { checkNetworkList, delNetworkList } from '../../tools/libcni/api.ts';
 import { parseConflist } from '../../tools/libcni/conflist.ts';
 import { attachment, type Attachment } from './conflist.ts';
 import { BASE_ENV } from './plugins.ts';
-import { inNetns } from './sh.ts';
+import { inNetns } from '../../test-support/sh.ts';
 import type { TestNetns } from './netns.ts';
 
 export const PTP_NETWORK = 'ptpnet';

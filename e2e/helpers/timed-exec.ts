@@ -2,7 +2,7 @@
 // The plugin is killed (SIGKILL, through our own child handle) when the deadline passes.
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
-import { inNetns } from './sh.ts';
+import { inNetns } from '../../test-support/sh.ts';
 
 export interface TimedRun {
   readonly code: number | null;

@@ -11,7 +11,7 @@ import { BlockList } from 'node:net';
 import type { Test } from 'tap';
 import { makeNetns, type TestNetns } from './netns.ts';
 import { tempDir } from './plugins.ts';
-import { nsExec, run } from './sh.ts';
+import { nsExec, run } from '../../test-support/sh.ts';
 
 /** The uplink between node and remote (RFC 5737 / RFC 3849 documentation ranges). */
 export const UPLINK = {

@@ -1,7 +1,7 @@
 // A pod netns with a veth "eth0" to tune, and tuning configs with a hand-made prevResult.
 import type { Test } from 'tap';
 import { makeNetns, type TestNetns } from './netns.ts';
-import { ipJson, nsRun, run } from './sh.ts';
+import { ipJson, nsRun, run } from '../../test-support/sh.ts';
 
 export interface Link {
   address: string;

@@ -6,7 +6,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { masqRules, nodeVeths, podLinks, spoofRules } from '../helpers/node-state.ts';
-import { nsExec } from '../helpers/sh.ts';
+import { nsExec } from '../../test-support/sh.ts';
 
 /** The output of a tool that must work: a failure throws, so "nothing found" is never a tool failing. */
 async function must(ns: string, cmd: string, args: string[]): Promise<string> {

@@ -18,7 +18,7 @@ import { deleteResult, loadResult, saveResult } from '../../tools/libcni/cache.t
 import { Rng } from '../bad-input/rng.ts';
 import { uniqueName } from '../helpers/netns.ts';
 import { DIST_BIN } from '../helpers/plugins.ts';
-import { run, tryRun } from '../helpers/sh.ts';
+import { run, tryRun } from '../../test-support/sh.ts';
 import { leftovers } from './leftovers.ts';
 
 function args() {

@@ -1,4 +1,4 @@
-// A zod schema built on first use, under a name the build knows it by: scripts/quick-shapes.ts
+// A zod schema built on first use, under a name the build knows it by: scripts/build/quick-shapes.ts
 // derives every named schema's shape (quick-shape.ts) and the bundles carry them as JSON, so
 // parseWithSchema reads a config that fits without building the schema at all.
 import type * as z from 'zod/mini';
@@ -10,7 +10,7 @@ export interface NamedSchema<S extends z.core.$ZodType = z.core.$ZodType> {
   readonly schemaName: string;
 }
 
-// Put in by the build (esbuild `define`, scripts/bundle.ts) as JSON text: a string is inlined
+// Put in by the build (esbuild `define`, scripts/build/bundle.ts) as JSON text: a string is inlined
 // where it is used, an object literal would be evaluated by every module of a split build.
 // Absent when the sources run directly (tests), where shapes are derived from the schemas.
 declare const CNI_QUICK_SHAPES: string;

@@ -3,7 +3,7 @@
 // handling as schema.ts (fold-schema.ts); on anything else (a wrong type, a failing transform,
 // an opaque part, a key spelled in another case) it gives up, and the caller asks zod, whose
 // answer and messages are the contract. Giving up is always safe; only acceptance must be exact
-// (quick-parse.test.ts pins the rules; scripts/quick-shapes.test.ts compares the two on every
+// (quick-parse.test.ts pins the rules; scripts/build/quick-shapes.test.ts compares the two on every
 // named schema and the bad-input generator's configs).
 import { isPlainObject, matchKeys } from './fold.ts';
 import { transformNamed, type Shape } from './quick-shape.ts';

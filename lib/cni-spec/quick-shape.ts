@@ -1,7 +1,7 @@
 // A zod schema's plain-data mirror, for quick-parse.ts. Building zod schemas and running them
 // the first time costs a fresh plugin process ~5 ms (measured in the Bun binary; the code runs
 // once, in the interpreter), about a third of the work a chained plugin does. The build
-// therefore derives each named schema's shape once (scripts/quick-shapes.ts) and puts it in the
+// therefore derives each named schema's shape once (scripts/build/quick-shapes.ts) and puts it in the
 // executable as JSON; at run time a config that fits its shape is read without zod. Anything the
 // mirror does not describe becomes `opaque`, where the quick reading gives up and zod decides.
 import type * as z from 'zod/mini';

@@ -1,12 +1,12 @@
 // Recognising one of our own IPAM executables on CNI_PATH, in either packaged form: a
-// single-file bundle (scripts/build.ts writes `// cni-ts plugin: <name>` as line 3 of each;
+// single-file bundle (scripts/build/build.ts writes `// cni-ts plugin: <name>` as line 3 of each;
 // reading those few bytes is much cheaper than starting another Node process,
 // docs/architecture.md#in-process-ipam), or a name of the multicall binary this process is
-// itself running (the Bun form, scripts/build-bun.ts), which runs the program it is invoked as.
+// itself running (the Bun form, scripts/build/build-bun.ts), which runs the program it is invoked as.
 import { accessSync, closeSync, constants, openSync, readSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
-/** Line 3 of each of our single-file executables, before the plugin's name: written by scripts/build.ts. */
+/** Line 3 of each of our single-file executables, before the plugin's name: written by scripts/build/build.ts. */
 export const PLUGIN_MARKER = '// cni-ts plugin: ';
 const HEAD_BYTES = 512;
 
@@ -44,7 +44,7 @@ function fileId(path: string): string | undefined {
 
 /**
  * The name `file` runs as when it is (a hard link of, or a symlink to) the multicall binary
- * running this process, or a link of the starter that started it (native/bun-starter.c) with
+ * running this process, or a link of the starter that started it (runtime/bun-starter.c) with
  * this binary beside it: exec'd, it would dispatch on that name to the code this process
  * carries. Only asked when the file is our own executable (never in the bundle form, whose
  * executable is node or bun itself, unless the file is that runtime: then the check says no).

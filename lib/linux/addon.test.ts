@@ -1,5 +1,5 @@
 // The addon parts that need no privilege. withNetns needs CAP_SYS_ADMIN even
-// for our own netns: it is covered in e2e/linux-layer.test.ts.
+// for our own netns: it is covered in e2e/linux/linux-layer.test.ts.
 import t from 'tap';
 import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,5 +1,5 @@
 // The transport's JS half against a fake kernel: framing, sequence numbers, answers, errors,
-// interrupted dumps. The real socket is exercised by e2e/linux-layer.test.ts.
+// interrupted dumps. The real socket is exercised by e2e/linux/linux-layer.test.ts.
 import t from 'tap';
 import { DUMP_ATTEMPTS, encodeRequest, NlSocket, parseAnswer, type NlIo } from './nl-socket.ts';
 import { nl, NetlinkError } from './netlink-error.ts';

@@ -2,7 +2,7 @@
 // from netlink@0.3.0's struct encoders and decoders as its rt/structs.js builds them. That module
 // also holds the other message kinds and a table that reaches every decoder, so importing it kept
 // all of netlink in every bundle; from here the bundles keep only these kinds' code
-// (scripts/netlink-esm.ts). A link's attributes are the exception: link-attrs.ts decodes them
+// (scripts/build/netlink-esm.ts). A link's attributes are the exception: link-attrs.ts decodes them
 // to the same object with less work.
 import type { StreamData } from 'netlink/dist/structs.js';
 import {

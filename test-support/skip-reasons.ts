@@ -1,0 +1,24 @@
+// The only reasons a test may skip. All lie outside our code: the tests run without root, the
+// kernel cannot do what a test needs, or Podman's OCI runtime cannot start a container here.
+// `npm test` (scripts/dev/test.sh) prints every skip with its reason and fails the run on a skip
+// whose reason is not one of these, so a missing feature of ours, a missing tool or an unbuilt
+// executable can never pass as a skip.
+
+/** Network namespaces need root: every e2e test skips with this reason when not root. */
+export const NOT_ROOT = 'not root: e2e tests need root to create network namespaces';
+
+/** `ip link add … type bridge vlan_filtering 1` answered EOPNOTSUPP (no CONFIG_BRIDGE_VLAN_FILTERING). */
+export const NO_KERNEL_VLAN_FILTERING = 'kernel lacks VLAN filtering';
+
+/**
+ * Podman's OCI runtime (runc) failed to start a container: it runs after the CNI plugins have
+ * set up the network, and fails for what the machine lacks (cgroup mounts, capabilities).
+ */
+export const NO_OCI_RUNTIME = 'the OCI runtime cannot start a container here';
+
+export const ALLOWED_SKIPS: readonly string[] = [NOT_ROOT, NO_KERNEL_VLAN_FILTERING, NO_OCI_RUNTIME];
+
+/** Whether `reason` is on the allow-list: one of the reasons, alone or followed by ": detail". */
+export function isAllowedSkip(reason: string): boolean {
+  return ALLOWED_SKIPS.some((r) => reason === r || reason.startsWith(`${r}: `));
+}
