@@ -2,7 +2,7 @@
 // starts. A compiled Bun program takes JavaScriptCore's settings only from its environment, and a
 // runtime passes a plugin none of ours. scripts/build/build-bun.ts compiles this table into the starter;
 // the benchmark gives the binary the same settings when it times its VERSION as a floor.
-// Measurements: docs/architecture.md, The Bun form.
+// Measurements: docs/packaging.md, The Bun form.
 import type { Verb } from '../lib/cni-spec/request.ts';
 import { PLUGIN_NAMES, pluginEntry, type ProgramName } from '../plugins/registry.ts';
 

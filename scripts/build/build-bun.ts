@@ -20,7 +20,7 @@
 //   4. each plugin's VERSION answer is recorded from that binary, and runtime/bun-starter.c is
 //      compiled with them: a small static executable that answers VERSION itself and runs every
 //      other call as the `cni-ts` beside it, with the JavaScriptCore settings a compiled Bun
-//      program takes only from its environment (docs/architecture.md, The Bun form);
+//      program takes only from its environment (docs/packaging.md, The Bun form);
 //   5. both are put in place (the binary as a copy, see placeByCopy): dist/bun/cni-ts and
 //      dist/bun/starter; dist/bun/bin holds cni-ts (a hard link of the binary, which the starter
 //      looks for beside itself) and every program's name as a hard link of the starter, the
@@ -147,7 +147,7 @@ function recordVersions(binary: string): { program: string; answer: string }[] {
  * file Bun's compiler wrote. The kernel keeps a file written in large writes in its page cache as
  * large folios, and every start maps the binary's pages from there: in small folios (how Bun writes
  * the file, and how page faults fill the cache after an eviction) a loopback ADD took ~3.5 ms
- * more, measured (docs/architecture.md, The Bun form). So the binary the tests and the benchmark
+ * more, measured (docs/packaging.md, The Bun form). So the binary the tests and the benchmark
  * run is in the state an install leaves it in.
  */
 function placeByCopy(from: string, to: string): void {
