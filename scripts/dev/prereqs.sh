@@ -10,7 +10,7 @@
 # unit tests need must already be there. cnitool is only used as root, so only built as root.
 # `--packages`: only the Debian packages (what the demo needs).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 missing() { echo "prerequisite missing: $*" >&2; exit 1; }
 log() { echo "prereqs: $*" >&2; }

@@ -17,7 +17,7 @@
 # the run. A prerequisite or build that fails
 # ends the run at once with a message naming it and "0 passed, 1 failed, 0 skipped".
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 unset CNI_E2E_FORM CNI_E2E_PLUGIN_DIR CNI_E2E_OURS_DIR
 
 stop() { echo "npm test: $*" >&2; echo "0 passed, 1 failed, 0 skipped"; exit 1; }
