@@ -40,6 +40,16 @@ export function withDirOver(source: string, target: string, cmd: readonly string
   return withBindsOver([[source, target]], cmd);
 }
 
+/**
+ * The command line that runs the sh `script` with `args` in a mount namespace of its own and with
+ * exactly `env`. `env -i`: tap adds NODE_OPTIONS with its own hooks to every child it sees
+ * spawned, and those live under the repo, which a script may hide under a tmpfs.
+ */
+export function shInPrivateMounts(env: Record<string, string>, script: string, args: readonly string[]): string[] {
+  const vars = Object.entries(env).map(([k, v]) => `${k}=${v}`);
+  return ['env', '-i', ...vars, 'unshare', '-m', '--propagation', 'private', 'sh', '-c', script, 'sh', ...args];
+}
+
 /** The command prefix that runs a program inside netns `ns`. */
 export const inNetns = (ns: string): string[] => ['ip', 'netns', 'exec', ns];
 

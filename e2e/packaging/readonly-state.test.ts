@@ -10,7 +10,7 @@ import t, { type Test } from 'tap';
 import { makeNetns, type TestNetns } from '../helpers/netns.ts';
 import { execRaw, type ExecOutput, pluginEnv } from '../../tools/libcni/invoke.ts';
 import { BASE_ENV, installOurs, OURS_FORM } from '../helpers/plugins.ts';
-import { ipJson, needsRoot } from '../../test-support/sh.ts';
+import { ipJson, needsRoot, shInPrivateMounts } from '../../test-support/sh.ts';
 
 // $1: mounts to make first, as "<tmpfs options>:/path" separated by spaces (fixed strings from
 // this file); $2: the plugin, whose stdin and environment are the script's. The plugin's
@@ -59,23 +59,7 @@ async function runIn(
   a: { command: 'ADD' | 'DEL'; conf: unknown; netns?: string; node?: TestNetns },
 ): Promise<Run> {
   const env = pluginEnv({ command: a.command, containerId: 'ro1', netns: a.netns ?? '/var/tmp/none', ifname: 'eth0', cniPath: [i.dir], baseEnv: BASE_ENV });
-  // `env -i`: tap adds NODE_OPTIONS with its own hooks to every child it sees spawned; they live
-  // under the repo, which a case may hide under a tmpfs (a repo cloned under /tmp).
-  const wrap = [
-    ...(a.node ? ['ip', 'netns', 'exec', a.node.name] : []),
-    'env',
-    '-i',
-    ...Object.entries(env).map(([k, v]) => `${k}=${v}`),
-    'unshare',
-    '-m',
-    '--propagation',
-    'private',
-    'sh',
-    '-c',
-    SCRIPT,
-    'sh',
-    mounts.join(' '),
-  ];
+  const wrap = [...(a.node ? ['ip', 'netns', 'exec', a.node.name] : []), ...shInPrivateMounts(env, SCRIPT, [mounts.join(' ')])];
   const r = await execRaw(join(i.dir, plugin), env, JSON.stringify(a.conf), wrap);
   const [out = '', state = ''] = r.stdout.split('@@state\n');
   let json: any;

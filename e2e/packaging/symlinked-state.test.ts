@@ -11,7 +11,7 @@ import t, { type Test } from 'tap';
 import { makeNetns } from '../helpers/netns.ts';
 import { execRaw, type ExecOutput, pluginEnv } from '../../tools/libcni/invoke.ts';
 import { BASE_ENV, installOurs, OURS_FORM } from '../helpers/plugins.ts';
-import { ipJson, needsRoot } from '../../test-support/sh.ts';
+import { ipJson, needsRoot, shInPrivateMounts } from '../../test-support/sh.ts';
 
 // $1: the uid to own the link /var/lib/cni -> /var/lib/disk/cni (the disk: a tmpfs of its own);
 // $2: directories to cover with a read-only tmpfs; $3: the plugin, whose stdin and environment
@@ -64,23 +64,7 @@ async function run(t: Test, plugin: Plugin, linkOwner: number, o: { hide?: strin
           ipam: { type: 'host-local', dataDir: join(dir, 'data'), ranges: [[{ subnet: '10.82.0.0/24' }]] },
         };
   const env = pluginEnv({ command: 'ADD', containerId: 'link1', netns: o.netns ?? '/var/tmp/none', ifname: 'eth0', cniPath: [dir], baseEnv: BASE_ENV });
-  // `env -i`: tap adds NODE_OPTIONS with its own hooks to every child it sees spawned; they live
-  // under the repo, which a case may hide.
-  const wrap = [
-    'env',
-    '-i',
-    ...Object.entries(env).map(([k, v]) => `${k}=${v}`),
-    'unshare',
-    '-m',
-    '--propagation',
-    'private',
-    'sh',
-    '-c',
-    SCRIPT,
-    'sh',
-    String(linkOwner),
-    (o.hide ?? []).join(' '),
-  ];
+  const wrap = shInPrivateMounts(env, SCRIPT, [String(linkOwner), (o.hide ?? []).join(' ')]);
   const r = await execRaw(join(dir, plugin), env, JSON.stringify(conf), wrap);
   const [out = '', state = ''] = r.stdout.split('@@state\n');
   let json: any;
