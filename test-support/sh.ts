@@ -50,6 +50,21 @@ export function shInPrivateMounts(env: Record<string, string>, script: string, a
   return ['env', '-i', ...vars, 'unshare', '-m', '--propagation', 'private', 'sh', '-c', script, 'sh', ...args];
 }
 
+/**
+ * A plugin's stdout followed by a script's `@@state` line and what it printed after it: the
+ * plugin's output, parsed as JSON when it is JSON, and the state lines.
+ */
+export function splitAtState(stdout: string): { out: string; json: any; state: string[] } {
+  const [out = '', state = ''] = stdout.split('@@state\n');
+  let json: any;
+  try {
+    json = JSON.parse(out);
+  } catch {
+    json = undefined;
+  }
+  return { out, json, state: state.split('\n').filter((l) => l !== '') };
+}
+
 /** The command prefix that runs a program inside netns `ns`. */
 export const inNetns = (ns: string): string[] => ['ip', 'netns', 'exec', ns];
 

@@ -10,7 +10,7 @@ import t, { type Test } from 'tap';
 import { makeNetns, type TestNetns } from '../helpers/netns.ts';
 import { execRaw, type ExecOutput, pluginEnv } from '../../tools/libcni/invoke.ts';
 import { BASE_ENV, installOurs, OURS_FORM } from '../helpers/plugins.ts';
-import { ipJson, needsRoot, shInPrivateMounts } from '../../test-support/sh.ts';
+import { ipJson, needsRoot, shInPrivateMounts, splitAtState } from '../../test-support/sh.ts';
 
 // $1: mounts to make first, as "<tmpfs options>:/path" separated by spaces (fixed strings from
 // this file); $2: the plugin, whose stdin and environment are the script's. The plugin's
@@ -61,20 +61,11 @@ async function runIn(
   const env = pluginEnv({ command: a.command, containerId: 'ro1', netns: a.netns ?? '/var/tmp/none', ifname: 'eth0', cniPath: [i.dir], baseEnv: BASE_ENV });
   const wrap = [...(a.node ? ['ip', 'netns', 'exec', a.node.name] : []), ...shInPrivateMounts(env, SCRIPT, [mounts.join(' ')])];
   const r = await execRaw(join(i.dir, plugin), env, JSON.stringify(a.conf), wrap);
-  const [out = '', state = ''] = r.stdout.split('@@state\n');
-  let json: any;
-  try {
-    json = JSON.parse(out);
-  } catch {
-    json = undefined;
-  }
-  const files = state
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => {
-      const [path = '', size = ''] = l.split(' ');
-      return { path, size: Number(size) };
-    });
+  const { out, json, state } = splitAtState(r.stdout);
+  const files = state.map((l) => {
+    const [path = '', size = ''] = l.split(' ');
+    return { path, size: Number(size) };
+  });
   return { ...r, stdout: out, json, files };
 }
 

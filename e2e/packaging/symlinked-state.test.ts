@@ -11,7 +11,7 @@ import t, { type Test } from 'tap';
 import { makeNetns } from '../helpers/netns.ts';
 import { execRaw, type ExecOutput, pluginEnv } from '../../tools/libcni/invoke.ts';
 import { BASE_ENV, installOurs, OURS_FORM } from '../helpers/plugins.ts';
-import { ipJson, needsRoot, shInPrivateMounts } from '../../test-support/sh.ts';
+import { ipJson, needsRoot, shInPrivateMounts, splitAtState } from '../../test-support/sh.ts';
 
 // $1: the uid to own the link /var/lib/cni -> /var/lib/disk/cni (the disk: a tmpfs of its own);
 // $2: directories to cover with a read-only tmpfs; $3: the plugin, whose stdin and environment
@@ -66,14 +66,8 @@ async function run(t: Test, plugin: Plugin, linkOwner: number, o: { hide?: strin
   const env = pluginEnv({ command: 'ADD', containerId: 'link1', netns: o.netns ?? '/var/tmp/none', ifname: 'eth0', cniPath: [dir], baseEnv: BASE_ENV });
   const wrap = shInPrivateMounts(env, SCRIPT, [String(linkOwner), (o.hide ?? []).join(' ')]);
   const r = await execRaw(join(dir, plugin), env, JSON.stringify(conf), wrap);
-  const [out = '', state = ''] = r.stdout.split('@@state\n');
-  let json: any;
-  try {
-    json = JSON.parse(out);
-  } catch {
-    json = undefined;
-  }
-  return { ...r, stdout: out, json, files: state.split('\n').filter((l) => l !== '') };
+  const { out, json, state } = splitAtState(r.stdout);
+  return { ...r, stdout: out, json, files: state };
 }
 
 const ADDON = /^cni_native-[0-9a-f]{16}\.node$/;
