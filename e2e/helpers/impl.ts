@@ -8,15 +8,16 @@
 // fail. Only the Go reference (a compiled binary, not our script) is probed, and only there may
 // a plugin feature skip a test, with the reason: a wrong-typed value for a field it knows is an
 // error, for a field it does not know is ignored; spec 1.1.0 by its VERSION answer. Apart from
-// that, `lacks` gives only the allow-listed reasons of skip-reasons.ts: not root, and a kernel
-// whose `ip link add … type bridge vlan_filtering 1` answers EOPNOTSUPP. Anything else (no
+// that, `lacks` gives only the allow-listed reasons of skip-reasons.ts: not root, a kernel
+// whose `ip link add … type bridge vlan_filtering 1` answers EOPNOTSUPP, and a kernel without a
+// link kind (ipvlan, vlan, dummy, vrf; then the kernel lab runs the test: e2e/kernel-lab.txt). Anything else (no
 // executables, a probe that fails some other way) throws, so the test file fails and says why.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { uniqueName } from './netns.ts';
 import { DIST_BIN, execPlugin, FORM, GO_BIN, isElf } from './plugins.ts';
 import { isRoot, run, tryRun } from '../../test-support/sh.ts';
-import { NO_KERNEL_VLAN_FILTERING, NOT_ROOT } from '../../test-support/skip-reasons.ts';
+import { NO_KERNEL_LINK_KIND, NO_KERNEL_VLAN_FILTERING, NOT_ROOT } from '../../test-support/skip-reasons.ts';
 
 export type Feature =
   | 'portIsolation'
@@ -26,7 +27,19 @@ export type Feature =
   | 'macspoofchk'
   | 'disableContainerInterface'
   | 'spec-1.1.0'
-  | 'kernel-vlan-filtering';
+  | 'kernel-vlan-filtering'
+  | KernelLinkFeature;
+
+/** A link kind this machine's kernel may lack; the kernel lab (e2e/kernel-lab.txt) has them all. */
+export type KernelLinkFeature = 'kernel-ipvlan' | 'kernel-vlan' | 'kernel-dummy' | 'kernel-vrf';
+
+// The link each probe makes: its kind and the arguments `ip link add NAME` needs for it.
+const LINK_PROBES: Record<KernelLinkFeature, { kind: string; config: string; args: string[] }> = {
+  'kernel-ipvlan': { kind: 'ipvlan', config: 'CONFIG_IPVLAN', args: ['link', 'cnitslipvlan', 'type', 'ipvlan'] },
+  'kernel-vlan': { kind: 'vlan', config: 'CONFIG_VLAN_8021Q', args: ['link', 'cnitslvlan', 'type', 'vlan', 'id', '5'] },
+  'kernel-dummy': { kind: 'dummy', config: 'CONFIG_DUMMY', args: ['type', 'dummy'] },
+  'kernel-vrf': { kind: 'vrf', config: 'CONFIG_NET_VRF', args: ['type', 'vrf', 'table', '100'] },
+};
 
 export interface Impl {
   readonly dir: string;
@@ -87,6 +100,23 @@ export async function probeKernelVlanFiltering(node: string): Promise<string | u
   return `${NO_KERNEL_VLAN_FILTERING}: ip link add … type bridge vlan_filtering 1 answered "${said}" (CONFIG_BRIDGE_VLAN_FILTERING)`;
 }
 
+/**
+ * The allow-listed reason when this kernel cannot make a link of `feature`'s kind, else undefined.
+ * Only "Unknown device type" or EOPNOTSUPP count; any other failure is thrown. The lower device
+ * the vlan and ipvlan probes need is a veth (a kind every kernel here has).
+ */
+export async function probeKernelLinkKind(node: string, feature: KernelLinkFeature): Promise<string | undefined> {
+  const { kind, config, args } = LINK_PROBES[feature];
+  await run('ip', ['-n', node, 'link', 'add', `cnitsl${kind}`, 'type', 'veth', 'peer', 'name', `cnitsm${kind}`]);
+  const made = await tryRun('ip', ['-n', node, 'link', 'add', `cnitsp${kind}`, ...args]);
+  if (made.code === 0) return undefined;
+  const said = made.stderr.trim();
+  if (!/Unknown device type|Operation not supported/.test(said)) {
+    throw new Error(`probing the kernel for ${kind} links: ip link add … type ${kind} failed (exit ${made.code}) otherwise: ${said}`);
+  }
+  return `${NO_KERNEL_LINK_KIND}: ${kind} (${config}): ip link add … type ${kind} answered "${said}"`;
+}
+
 /** Runs `fn` with a throwaway netns that plays the node, removed afterwards. */
 async function inThrowawayNode<T>(fn: (node: string) => Promise<T>): Promise<T> {
   const node = uniqueName('probe');
@@ -110,6 +140,9 @@ async function load(dir: string): Promise<Impl> {
   const probed = isRoot
     ? await inThrowawayNode(async (node) => ({
         kernelVlan: await probeKernelVlanFiltering(node),
+        kernelLinks: new Map(
+          await Promise.all((Object.keys(LINK_PROBES) as KernelLinkFeature[]).map(async (f) => [f, await probeKernelLinkKind(node, f)] as const)),
+        ),
         missing: isGoBinary ? await probeReference(dir, node) : new Map<Feature, string>(),
       }))
     : undefined;
@@ -119,11 +152,17 @@ async function load(dir: string): Promise<Impl> {
     isGoBinary,
     lacks(...features) {
       if (probed === undefined) return NOT_ROOT;
-      const reasons = features.map((f) => (f === 'kernel-vlan-filtering' ? probed.kernelVlan : probed.missing.get(f)));
+      const reasons = features.map((f) =>
+        f === 'kernel-vlan-filtering' ? probed.kernelVlan : isKernelLink(f) ? probed.kernelLinks.get(f) : probed.missing.get(f),
+      );
       const found = reasons.filter((r) => r !== undefined);
       return found.length > 0 ? found.join('; ') : false;
     },
   };
+}
+
+function isKernelLink(f: Feature): f is KernelLinkFeature {
+  return Object.hasOwn(LINK_PROBES, f);
 }
 
 /** The implementation under test, probed once per test process. */
