@@ -1,0 +1,35 @@
+// tun/tap devices. The kernel makes them only through /dev/net/tun ioctls (RTM_NEWLINK of kind
+// "tun" is refused), which native/tun.c does inside the netns given; everything after creation
+// (rename, MTU, MAC, master, up) is ordinary rtnetlink. Flags: tun-flags.ts.
+import { tunCreate } from './addon.ts';
+import type { Netns } from './netns.ts';
+import { nl } from './netlink-error.ts';
+
+export interface TunSpec {
+  name: string;
+  /** TUNSETIFF flags (IFF_TAP, IFF_NO_PI, ...) */
+  flags: number;
+  /** TUNSETOWNER / TUNSETGROUP; absent: left unset (any user with CAP_NET_ADMIN may attach) */
+  owner?: number;
+  group?: number;
+}
+
+export class TunError extends Error {
+  override readonly name = 'TunError';
+}
+
+/**
+ * Makes a persistent tun/tap device in ns. A name already taken fails (EBUSY from the kernel for
+ * a tun device, EINVAL for any other link) rather than attaching to what is there.
+ */
+export function createTun(ns: Netns, spec: TunSpec): string {
+  try {
+    return tunCreate(ns.fd, { name: spec.name, flags: spec.flags, owner: spec.owner ?? -1, group: spec.group ?? -1 });
+  } catch (err) {
+    throw new TunError(`failed to create tap ${JSON.stringify(spec.name)}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+export async function renameLink(ns: Netns, index: number, name: string): Promise<void> {
+  await nl('RTM_SETLINK', () => ns.rtnl.setLink({ index }, { ifname: name }));
+}
