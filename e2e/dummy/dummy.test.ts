@@ -79,14 +79,14 @@ t.test('CHECK notices a link set down, another MAC, a removed address, a removed
   t.same(ipFiles(r.dataDir, 'dummynet'), [], 'the allocation is released');
 });
 
-t.test('a failing ADD leaves nothing: IPAM failing after the link is made; a name already taken', { skip }, async (t) => {
+t.test('a failing ADD leaves nothing: IPAM failing; the name already taken after IPAM allocated', { skip }, async (t) => {
   const one = (d: string) => hostLocal(d, { ranges: [[{ subnet: SUBNET, rangeStart: '10.77.0.9', rangeEnd: '10.77.0.9' }]] });
   const first = await podRun(t, 'dummy', dummyConf('1.0.0', one), 'dummy-first');
   t.equal((await first.call('ADD')).code, 0, 'first ADD');
   const second = await podRun(t, 'dummy', () => ({ ...dummyConf('1.0.0')(''), ipam: one(first.dataDir) }), 'dummy-second');
   const failed = await second.call('ADD');
   t.not(failed.code, 0, `second ADD fails: ${failed.stdout}`);
-  t.same(await podLinkNames(second.pod.name), [], 'its dummy is removed');
+  t.same(await podLinkNames(second.pod.name), [], 'no dummy');
   await first.call('DEL');
   const taken = await podRun(
     t,

@@ -1,6 +1,6 @@
 // ADD (reference cmdAdd, https://github.com/containernetworking/plugins/blob/v1.9.1/plugins/main/dummy/dummy.go):
-// the dummy link in the container's netns, then the IPAM's addresses on it. A failing ADD
-// removes the link and releases the allocation.
+// an allocation from the IPAM, the dummy link in the container's netns, the addresses on it. A
+// failing ADD removes the link and releases the allocation.
 import { UndoStack, type CniRequest, type Interface, type Result } from '../../lib/cni-spec/index.ts';
 import { ipamAdd, ipamDel } from '../../lib/ipam/index.ts';
 import { configureIface, createDummy, deleteLink, getLinkByName, openContainerNetns, type Netns } from '../../lib/linux/index.ts';
@@ -15,10 +15,12 @@ export async function cmdAdd(req: CniRequest): Promise<Result> {
   const pod = openContainerNetns(req);
   const undo = new UndoStack('dummy');
   try {
-    const iface = await setupDummy(pod, req, undo);
+    // IPAM before the link (the reference makes the link first): a fault in the ipam section is
+    // then answered (code 7) before anything in the pod changes, whatever links the kernel has.
     const ipam = await ipamAdd(conf.ipamType, req);
     undo.push('IPAM allocation', () => ipamDel(conf.ipamType, req));
     if (!ipam.ips || ipam.ips.length === 0) throw new DummyError('IPAM plugin returned missing IP config');
+    const iface = await setupDummy(pod, req, undo);
     // Every address goes on the dummy link, interface 0 of the result.
     const result: Result = { ...ipam, cniVersion: req.cniVersion, interfaces: [iface], ips: ipam.ips.map((ip) => ({ ...ip, interface: 0 })) };
     await configureIface(pod, req.ifname, result);
