@@ -125,3 +125,18 @@ t.test('DEL succeeds when the netns is gone; STATUS; GC frees allocations no lon
   t.equal((await r.call('DEL')).code, 0, 'DEL with the netns gone');
   t.equal((await r.call('DEL')).code, 0, 'DEL again');
 });
+
+t.test('DEL runs every step: an IPAM DEL that fails still lets the dummy go, and the failure is reported', { skip }, async (t) => {
+  const r = await podRun(
+    t,
+    'dummy',
+    dummyConf('1.0.0', (d) => hostLocal(d)),
+  );
+  t.equal((await r.call('ADD')).code, 0, 'ADD');
+  const del = await r.call('DEL', { config: { ipam: { type: 'cnits-no-such-ipam' } } });
+  t.equal(del.code, 1, `DEL fails: ${del.stdout}`);
+  t.match(del.json?.msg, /cnits-no-such-ipam/, 'naming the IPAM plugin it could not run');
+  t.same(await podLinkNames(r.pod.name), [], 'the dummy is gone all the same (the reference stops before it)');
+  t.equal((await r.call('DEL')).code, 0, 'a DEL with the right config then releases the allocation');
+  t.same(ipFiles(r.dataDir, 'dummynet'), [], 'nothing left');
+});

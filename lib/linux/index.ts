@@ -35,4 +35,4 @@ export { routeInterface } from './route-get.ts';
 export { createDummy, encodeNewDummy } from './dummy.ts';
 export { createTun, renameLink, TunError, type TunSpec } from './tuntap.ts';
 export { IFF_MULTI_QUEUE, IFF_NO_PI, IFF_PERSIST, IFF_TAP, IFF_TUN, IFF_VNET_HDR } from './tun-flags.ts';
-export { setExecLabel, SelinuxError } from './selinux.ts';
+export { clearExecLabel, setExecLabel, SelinuxError } from './selinux.ts';

@@ -18,3 +18,12 @@ export function setExecLabel(label: string): void {
     throw new SelinuxError(goFsError(err, 'write', EXEC_ATTR).message, { cause: err });
   }
 }
+
+/** Undoes setExecLabel (an empty write resets the thread's exec label); best effort. */
+export function clearExecLabel(): void {
+  try {
+    writeFileSync(EXEC_ATTR, '');
+  } catch {
+    // Nothing was set, or nothing can be: either way no later exec of ours carries the label.
+  }
+}

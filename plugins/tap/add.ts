@@ -11,6 +11,7 @@ import {
   getLinkByName,
   openContainerNetns,
   parseMac,
+  clearExecLabel,
   setExecLabel,
   setLinkMac,
   setLinkMaster,
@@ -49,13 +50,7 @@ export async function cmdAdd(req: CniRequest): Promise<Result> {
 }
 
 async function setupTap(pod: Netns, conf: TapConf, req: CniRequest, undo: UndoStack): Promise<Interface> {
-  if (conf.selinuxContext !== undefined) {
-    try {
-      setExecLabel(conf.selinuxContext);
-    } catch (err) {
-      throw new TapError(`failed set socket label: ${msg(err)}`, { cause: err });
-    }
-  }
+  if (conf.selinuxContext !== undefined) applySelinuxContext(conf.selinuxContext);
   const name = req.ifname;
   createTun(pod, {
     name,
@@ -88,6 +83,24 @@ async function setupTap(pod: Netns, conf: TapConf, req: CniRequest, undo: UndoSt
   }
   // A tap's MAC changes only when set: no need to read the link again.
   return { name, mac: conf.mac ?? link.mac, sandbox: req.netns };
+}
+
+/**
+ * The reference sets the label for its next exec and runs `ip tuntap add`, so the device is made
+ * by a process of that context. Where SELinux is off the write fails, and so do both ADDs, alike.
+ * Where it takes the label, we would make the device ourselves under the plugin's own context:
+ * rather than drop the label the config asks for, ADD fails and says why (docs/divergences.md).
+ */
+function applySelinuxContext(label: string): void {
+  try {
+    setExecLabel(label);
+  } catch (err) {
+    throw new TapError(`failed set socket label: ${msg(err)}`, { cause: err });
+  }
+  clearExecLabel();
+  throw new TapError(
+    `failed set socket label: selinuxContext ${JSON.stringify(label)} cannot be applied: cni-ts makes the tap in-process, not by exec'ing ip(8) under that label`,
+  );
 }
 
 async function addIpam(pod: Netns, { conf, req, undo }: { conf: TapConf; req: CniRequest; undo: UndoStack }, l2: Result): Promise<Result> {
