@@ -33,6 +33,6 @@ export { deleteConntrackByDstPort } from './conntrack.ts';
 export { routeInterface } from './route-get.ts';
 // dummy and tun/tap links (the dummy and tap plugins).
 export { createDummy, encodeNewDummy } from './dummy.ts';
-export { createTun, renameLink, TunError, type TunSpec } from './tuntap.ts';
+export { createTun, TunError, type TunSpec } from './tuntap.ts';
 export { IFF_MULTI_QUEUE, IFF_NO_PI, IFF_PERSIST, IFF_TAP, IFF_TUN, IFF_VNET_HDR } from './tun-flags.ts';
 export { clearExecLabel, setExecLabel, SelinuxError } from './selinux.ts';

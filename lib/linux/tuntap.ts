@@ -1,9 +1,8 @@
 // tun/tap devices. The kernel makes them only through /dev/net/tun ioctls (RTM_NEWLINK of kind
 // "tun" is refused), which native/tun.c does inside the netns given; everything after creation
-// (rename, MTU, MAC, master, up) is ordinary rtnetlink. Flags: tun-flags.ts.
+// (MTU, MAC, master, up) is ordinary rtnetlink. Flags: tun-flags.ts.
 import { tunCreate } from './addon.ts';
 import type { Netns } from './netns.ts';
-import { nl } from './netlink-error.ts';
 
 export interface TunSpec {
   name: string;
@@ -19,8 +18,8 @@ export class TunError extends Error {
 }
 
 /**
- * Makes a persistent tun/tap device in ns. A name already taken fails (EBUSY from the kernel for
- * a tun device, EINVAL for any other link) rather than attaching to what is there.
+ * Makes a persistent tun/tap device in ns. A name already taken, by a link of any kind, fails
+ * with EBUSY (IFF_TUN_EXCL) rather than attaching to what is there.
  */
 export function createTun(ns: Netns, spec: TunSpec): string {
   try {
@@ -28,8 +27,4 @@ export function createTun(ns: Netns, spec: TunSpec): string {
   } catch (err) {
     throw new TunError(`failed to create tap ${JSON.stringify(spec.name)}: ${(err as Error).message}`, { cause: err });
   }
-}
-
-export async function renameLink(ns: Netns, index: number, name: string): Promise<void> {
-  await nl('RTM_SETLINK', () => ns.rtnl.setLink({ index }, { ifname: name }));
 }
