@@ -58,9 +58,13 @@ async function setupTap(pod: Netns, conf: TapConf, req: CniRequest, undo: UndoSt
     ...(conf.owner !== undefined && { owner: conf.owner }),
     ...(conf.group !== undefined && { group: conf.group }),
   });
+  // By name, registered before anything else can fail: the device exists from here on.
+  undo.push(`tap ${name}`, async () => {
+    const made = await getLinkByName(pod, name);
+    if (made) await deleteLink(pod, made.index);
+  });
   const link = await getLinkByName(pod, name);
   if (!link) throw new TapError(`failed to refetch tap ${JSON.stringify(name)}: Link not found`);
-  undo.push(`tap ${name}`, () => deleteLink(pod, link.index));
   try {
     if (conf.mtu !== undefined) await setLinkMtu(pod, link.index, conf.mtu);
     if (conf.mac !== undefined) await setLinkMac(pod, link.index, parseMac(conf.mac) ?? Buffer.alloc(0));
