@@ -2,7 +2,7 @@
 // the Bun binary's dispatch and links (runtime/programs.ts, scripts/build/build-bun.ts), the starter's
 // settings (runtime/starter-env.ts), `cni-run validate` (tools/cni-run/plugin-checks.ts), the quick
 // shapes (scripts/build/quick-shapes.ts), the bad-input generator's coverage, the bench's sections and
-// scripts/install.sh (which installs what the build wrote). plugins/registry.test.ts fails when a
+// `cni-ts install` (tools/install/, which installs what the build wrote). plugins/registry.test.ts fails when a
 // folder under plugins/ has no entry, no e2e test, no bad-input target or no docs page.
 //
 // Cheap to import, since the Bun binary reads it on every start: plain data, and each module only
@@ -140,10 +140,17 @@ export const REGISTRY = {
     bench: 'bench/tap.ts',
   },
   'cni-run': { kind: 'tool', module: 'tools/cni-run.ts' },
+  'cni-ts': { kind: 'tool', module: 'tools/cni-ts.ts' },
 } as const satisfies Record<string, ProgramEntry>;
 
 export type ProgramName = keyof typeof REGISTRY;
 export type PluginName = { [K in ProgramName]: (typeof REGISTRY)[K] extends ToolEntry ? never : K }[ProgramName];
+
+/**
+ * The program the Bun form's binary is itself named for: dist/bun/bin/cni-ts is the binary (which
+ * the starters run), never a starter link; in the bundles it is a bundle like any other program.
+ */
+export const BINARY_PROGRAM = 'cni-ts' satisfies ProgramName;
 
 /** Every program, in order. */
 export const PROGRAM_NAMES = (Object.keys(REGISTRY) as ProgramName[]).sort();
