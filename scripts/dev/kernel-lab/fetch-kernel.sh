@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Puts Debian's stock kernel (the one linux-image-amd64 depends on: 6.1 LTS on Debian 12) and all
+# its modules into the kernel lab's cache, with the busybox initramfs that mounts the host over
+# 9p (scripts/dev/kernel-lab/initramfs-init.sh), and prints the kernel's directory:
+#
+#   .cache/kernel-lab/<release>/{vmlinuz, lib/modules/<release>/, initramfs.cpio.gz}
+#
+# The package is fetched with `apt-get download` and unpacked with `dpkg -x`, not installed:
+# installing it would run update-initramfs for minutes and put a second kernel in /boot. depmod
+# runs on the unpacked tree (the package's postinst would). A kernel already in the cache is used
+# without asking apt (offline runs); KERNEL_LAB_CACHE names another cache directory.
+# Concurrent runs take a lock; each result is built aside and renamed into place whole.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+cache=${KERNEL_LAB_CACHE:-$here/../../../.cache/kernel-lab}
+mkdir -p "$cache"
+cache=$(cd "$cache" && pwd)
+
+fail() { echo "kernel-lab: $*" >&2; exit 1; }
+
+# The initramfs loads these, in this order, to reach the host's root over 9p (virtio-pci) and
+# lay a tmpfs over it (overlay); virtio-rng feeds the guest's entropy pool. The order is checked
+# against modules.dep below.
+INITRAMFS_MODULES=(virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci
+  virtio-rng netfs fscache 9pnet 9pnet_virtio 9p overlay)
+
+# A cached kernel, newest first: the one to use when there is no need to ask apt.
+cached_release() {
+  local d
+  for d in $(ls -1 "$cache" 2>/dev/null | sort -rV); do
+    [ -f "$cache/$d/initramfs.cpio.gz" ] && { echo "$d"; return 0; }
+  done
+  return 1
+}
+
+# The release linux-image-amd64 depends on, e.g. 6.1.0-56-amd64.
+debian_release() {
+  local dep
+  dep=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '$1 == "Depends:" && $2 ~ /^linux-image-[0-9]/ { print $2; exit }')
+  [ -n "$dep" ] || fail "apt-cache depends linux-image-amd64 names no linux-image-<release> package (apt-get update first?)"
+  echo "${dep#linux-image-}"
+}
+
+# Writes the initramfs of kernel tree $1 (release $2) to $3.
+build_initramfs() {
+  local tree=$1 release=$2 out=$3 root m path deps loaded=" "
+  local mods=$tree/lib/modules/$release
+  root=$(mktemp -d)
+  mkdir -p "$root"/{bin,dev,proc,sys,newroot,modules}
+  # busybox-static's: the initramfs has no libc
+  cp /bin/busybox "$root/bin/busybox" || fail "no /bin/busybox (install busybox-static)"
+  ln -s busybox "$root/bin/sh"
+  cp "$here/initramfs-init.sh" "$root/init"
+  chmod 755 "$root/init"
+  : >"$root/modules/order"
+  for m in "${INITRAMFS_MODULES[@]}"; do
+    path=$(awk -F: -v m="${m//-/_}" '{ n = $1; sub(/.*\//, "", n); sub(/\.ko(\.[a-z]+)?$/, "", n); gsub(/-/, "_", n); if (n == m) { print $1; exit } }' \
+      "$mods/modules.dep")
+    [ -n "$path" ] || fail "module $m not in $mods/modules.dep"
+    deps=$(awk -F': *' -v p="$path" '$1 == p { print $2 }' "$mods/modules.dep")
+    for d in $deps; do
+      case "$loaded" in *" $d "*) ;; *) fail "initramfs module order: $m needs $d loaded before it" ;; esac
+    done
+    case "$path" in
+      *.ko.xz) xz -dc "$mods/$path" >"$root/modules/$m.ko" ;;
+      *.ko.zst) zstd -dcq "$mods/$path" >"$root/modules/$m.ko" ;;
+      *.ko) cp "$mods/$path" "$root/modules/$m.ko" ;;
+    esac
+    echo "$m" >>"$root/modules/order"
+    loaded="$loaded$path "
+  done
+  (cd "$root" && find . -mindepth 1 | busybox cpio -o -H newc 2>/dev/null | gzip -1) >"$out"
+  rm -rf "$root"
+}
+
+release=${1:-}
+if [ -z "$release" ]; then
+  release=$(cached_release) || release=$(debian_release)
+fi
+[ -f "$cache/$release/initramfs.cpio.gz" ] && { echo "$cache/$release"; exit 0; }
+
+exec 9>"$cache/.lock"
+flock 9
+[ -f "$cache/$release/initramfs.cpio.gz" ] && { echo "$cache/$release"; exit 0; }
+work=$(mktemp -d "$cache/.new.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+echo "kernel-lab: fetching linux-image-$release (apt-get download, dpkg -x)" >&2
+(cd "$work" && apt-get download -q "linux-image-$release" >&2) || fail "apt-get download linux-image-$release failed"
+mkdir "$work/x"
+dpkg -x "$work"/linux-image-"$release"_*.deb "$work/x" || fail "dpkg -x of linux-image-$release failed"
+depmod -b "$work/x" "$release" || fail "depmod on the unpacked linux-image-$release failed"
+mkdir "$work/$release"
+mv "$work/x/boot/vmlinuz-$release" "$work/$release/vmlinuz"
+mkdir -p "$work/$release/lib/modules"
+mv "$work/x/lib/modules/$release" "$work/$release/lib/modules/"
+build_initramfs "$work/$release" "$release" "$work/$release/initramfs.cpio.gz"
+rm -rf "${cache:?}/$release"
+mv "$work/$release" "$cache/$release"
+echo "$cache/$release"
