@@ -61,7 +61,7 @@ fi
 for i in "${!files[@]}"; do
   f=${files[$i]}
   # a path given from inside the checkout (or absolute) becomes one relative to its root
-  case "$f" in /*) ;; *) [ -f "$repo/$f" ] || f=$PWD/$f ;; esac
+  case "$f" in /*) ;; *) [ -f "$repo/$f" ] || f=${INIT_CWD:-$PWD}/$f ;; esac
   case "$f" in "$repo"/*) f=${f#"$repo"/} ;; esac
   [ -f "$repo/$f" ] || fail "no such test file in $repo: ${files[$i]}"
   files[$i]=$f

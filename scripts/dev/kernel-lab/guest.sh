@@ -34,6 +34,7 @@ mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 out "$out" || {
   exit 1
 }
 exec 2>>"$out/guest.log"
+note "started at $(cut -d' ' -f1 /proc/uptime)s of uptime"
 # shellcheck source=/dev/null
 . "$out/job.env"
 
@@ -44,6 +45,7 @@ for m in ${modules:-}; do
   modprobe "$m" || note "modprobe $m failed"
 done
 ip link set lo up
+note "modules loaded at $(cut -d' ' -f1 /proc/uptime)s of uptime"
 hostname kernel-lab
 date -u +%s.%N >"$out/booted.new" && mv "$out/booted.new" "$out/booted"
 
@@ -55,6 +57,7 @@ if [ -n "${command:-}" ]; then
 fi
 # The checkout's TypeScript compiled beside itself (compile.ts), so node runs it without tsx.
 cp -a "$out/js/." "$repo/" || exit 1
+note "compiled tree laid at $(cut -d' ' -f1 /proc/uptime)s of uptime"
 
 # One file as tap's runner runs it: its TAP indented under "# Subtest: FILE", then the file's own
 # point, ok when node exited 0. Tap's runner (and its tsx loader) is not used: under emulation each
