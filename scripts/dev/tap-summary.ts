@@ -126,7 +126,13 @@ function kernelSkipRefused(top: string, lab: LabCheck): string | undefined {
   return undefined;
 }
 
-function skipOf(t: Tally, test: string, top: string, d: { kind: string; reason: string }, lab: LabCheck): void {
+/** What counting adds to, and the kernel-lab rule's facts. */
+interface Counting {
+  readonly t: Tally;
+  readonly lab: LabCheck;
+}
+
+function skipOf({ t, lab }: Counting, test: string, top: string, d: { kind: string; reason: string }): void {
   const reason = d.kind === 'TODO' ? `todo: ${d.reason}` : d.reason;
   let allowed = d.kind === 'SKIP' && isAllowedSkip(reason);
   const refused = allowed && isKernelSkip(reason) ? kernelSkipRefused(top, lab) : undefined;
@@ -142,23 +148,24 @@ function skipOf(t: Tally, test: string, top: string, d: { kind: string; reason: 
 }
 
 /** Counts one block and its children (`top`: the name of the top-level test it is in); returns how many failures it added. */
-function countBlock(t: Tally, b: Block, path: string, top: string, lab: LabCheck): number {
+function countBlock(c: Counting, b: Block, path: string, top: string): number {
+  const { t } = c;
   const before = t.failed;
   if (b.end?.directive) {
-    skipOf(t, path, top, b.end.directive, lab);
+    skipOf(c, path, top, b.end.directive);
     return t.failed - before;
   }
   let ownPass = false;
   let ownFail = false;
   for (const p of b.points) {
-    if (p.directive) skipOf(t, `${path} > ${p.name}`, top || p.name, p.directive, lab);
+    if (p.directive) skipOf(c, `${path} > ${p.name}`, top || p.name, p.directive);
     else if (p.ok) ownPass = true;
     else {
       ownFail = true;
       t.failures.push(`${path} > ${p.name}`);
     }
   }
-  for (const c of b.children) countBlock(t, c, path === '' ? c.name : `${path} > ${c.name}`, top || c.name, lab);
+  for (const child of b.children) countBlock(c, child, path === '' ? child.name : `${path} > ${child.name}`, top || child.name);
   if (ownFail) t.failed++;
   else if (ownPass) t.passed++;
   if (b.end !== undefined && !b.end.ok && t.failed === before) {
@@ -186,7 +193,7 @@ export function tally(text: string, steps: readonly [string, number][] = [], ker
   for (const c of root.children) {
     if (isLabRun(c.name)) passedInLab.set(fileOf(c.name), c.end?.ok === true && c.end.directive === undefined);
   }
-  countBlock(t, root, '', '', { files: kernelLab, passedInLab });
+  countBlock({ t, lab: { files: kernelLab, passedInLab } }, root, '', '');
   if (bailedOut) {
     t.failed++;
     t.failures.push('tap bailed out');
