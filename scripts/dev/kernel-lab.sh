@@ -70,7 +70,8 @@ done
 [ -x "$repo/node_modules/.bin/tap" ] || fail "$repo/node_modules/.bin/tap is missing (npm ci)"
 command -v qemu-system-x86_64 >/dev/null || fail "qemu-system-x86_64 not found (apt-get install --no-install-recommends qemu-system-x86; scripts/dev/prereqs.sh does)"
 
-kernel_dir=$(bash "$here/kernel-lab/fetch-kernel.sh") || fail "no kernel (scripts/dev/kernel-lab/fetch-kernel.sh failed)"
+{ read -r kernel_dir && read -r initramfs; } < <(bash "$here/kernel-lab/fetch-kernel.sh")
+[ -n "${initramfs:-}" ] || fail "no kernel (scripts/dev/kernel-lab/fetch-kernel.sh failed)"
 release=$(basename "$kernel_dir")
 
 out=$(mktemp -d /tmp/kernel-lab.XXXXXX)
@@ -97,8 +98,9 @@ trap 'exit 130' INT TERM
   printf 'file_timeout=%q\n' "$timeout"
 } >"$out/job.env"
 
-# the checkout's TypeScript as JavaScript, laid over it inside the VM (kernel-lab/compile.ts)
-(cd "$lab_root" && node --import tsx scripts/dev/kernel-lab/compile.ts "$repo" "$out/js") || fail "compiling $repo to JavaScript failed"
+# the checkout's TypeScript as JavaScript at the checkout's path: a layer over the host's root
+# inside the VM (kernel-lab/compile.ts)
+(cd "$lab_root" && node --import tsx scripts/dev/kernel-lab/compile.ts "$repo" "$out/layer$repo") || fail "compiling $repo to JavaScript failed"
 
 echo "kernel-lab: booting Linux $release (qemu, TCG) for ${#files[@]} file(s) of $repo" >&2
 start=$(date +%s.%N)
@@ -106,9 +108,10 @@ qemu-system-x86_64 \
   -accel tcg,thread=multi -smp 2 -cpu max -m "$mem" \
   -nodefaults -no-user-config -display none -no-reboot \
   -serial "file:$out/console" \
-  -kernel "$kernel_dir/vmlinuz" -initrd "$kernel_dir/initramfs.cpio.gz" \
+  -kernel "$kernel_dir/vmlinuz" -initrd "$initramfs" \
   -append "console=ttyS0 quiet panic=-1 kernel_lab_init=$here/kernel-lab/guest.sh" \
   -virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
+  -virtfs "local,path=$out/layer,mount_tag=layer,security_model=none,readonly=on" \
   -virtfs "local,path=$out,mount_tag=out,security_model=none" \
   -device virtio-rng-pci \
   </dev/null >"$out/qemu.log" 2>&1 &
@@ -147,6 +150,6 @@ if [ -z "$status" ]; then
   tail -n 40 "$out/console" "$out/qemu.log" "$out/guest.log" >&2 2>/dev/null
   exit 1
 fi
-[ -s "$out/guest.log" ] && sed 's/^/kernel-lab guest: /' "$out/guest.log" >&2
+[ -s "$out/guest.log" ] && cat "$out/guest.log" >&2
 echo "kernel-lab: ${#files[@]} file(s) in ${took}s (boot ${booted:-?}s), tap exit $status" >&2
 exit "$status"

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Puts Debian's stock kernel (the one linux-image-amd64 depends on: 6.1 LTS on Debian 12) and all
 # its modules into the kernel lab's cache, with the busybox initramfs that mounts the host over
-# 9p (scripts/dev/kernel-lab/initramfs-init.sh), and prints the kernel's directory:
+# 9p (scripts/dev/kernel-lab/initramfs-init.sh), and prints the kernel's directory and the
+# initramfs, one a line:
 #
-#   .cache/kernel-lab/<release>/{vmlinuz, lib/modules/<release>/, initramfs.cpio.gz}
+#   .cache/kernel-lab/<release>/{vmlinuz, lib/modules/<release>/}
+#   .cache/kernel-lab/<release>/initramfs-<hash>.cpio.gz
 #
+# The initramfs is named by a hash of what makes it (this script, its /init), so an edit to either
+# builds a new one and a run in progress keeps its own.
 # The package is fetched with `apt-get download` and unpacked with `dpkg -x`, not installed:
 # installing it would run update-initramfs for minutes and put a second kernel in /boot. depmod
 # runs on the unpacked tree (the package's postinst would). A kernel already in the cache is used
@@ -28,7 +32,7 @@ INITRAMFS_MODULES=(virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_de
 cached_release() {
   local d
   for d in $(ls -1 "$cache" 2>/dev/null | sort -rV); do
-    [ -f "$cache/$d/initramfs.cpio.gz" ] && { echo "$d"; return 0; }
+    [ -f "$cache/$d/vmlinuz" ] && { echo "$d"; return 0; }
   done
   return 1
 }
@@ -77,23 +81,30 @@ release=${1:-}
 if [ -z "$release" ]; then
   release=$(cached_release) || release=$(debian_release)
 fi
-[ -f "$cache/$release/initramfs.cpio.gz" ] && { echo "$cache/$release"; exit 0; }
+initramfs=$cache/$release/initramfs-$(cat "$0" "$here/initramfs-init.sh" | sha256sum | cut -c1-12).cpio.gz
+if [ -f "$cache/$release/vmlinuz" ] && [ -f "$initramfs" ]; then
+  printf '%s\n' "$cache/$release" "$initramfs"
+  exit 0
+fi
 
 exec 9>"$cache/.lock"
 flock 9
-[ -f "$cache/$release/initramfs.cpio.gz" ] && { echo "$cache/$release"; exit 0; }
 work=$(mktemp -d "$cache/.new.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-echo "kernel-lab: fetching linux-image-$release (apt-get download, dpkg -x)" >&2
-(cd "$work" && apt-get download -q "linux-image-$release" >&2) || fail "apt-get download linux-image-$release failed"
-mkdir "$work/x"
-dpkg -x "$work"/linux-image-"$release"_*.deb "$work/x" || fail "dpkg -x of linux-image-$release failed"
-depmod -b "$work/x" "$release" || fail "depmod on the unpacked linux-image-$release failed"
-mkdir "$work/$release"
-mv "$work/x/boot/vmlinuz-$release" "$work/$release/vmlinuz"
-mkdir -p "$work/$release/lib/modules"
-mv "$work/x/lib/modules/$release" "$work/$release/lib/modules/"
-build_initramfs "$work/$release" "$release" "$work/$release/initramfs.cpio.gz"
-rm -rf "${cache:?}/$release"
-mv "$work/$release" "$cache/$release"
-echo "$cache/$release"
+if [ ! -f "$cache/$release/vmlinuz" ]; then
+  echo "kernel-lab: fetching linux-image-$release (apt-get download, dpkg -x)" >&2
+  (cd "$work" && apt-get download -q "linux-image-$release" >&2) || fail "apt-get download linux-image-$release failed"
+  mkdir "$work/x"
+  dpkg -x "$work"/linux-image-"$release"_*.deb "$work/x" || fail "dpkg -x of linux-image-$release failed"
+  depmod -b "$work/x" "$release" || fail "depmod on the unpacked linux-image-$release failed"
+  mkdir -p "$work/$release/lib/modules"
+  mv "$work/x/lib/modules/$release" "$work/$release/lib/modules/"
+  mv "$work/x/boot/vmlinuz-$release" "$work/$release/vmlinuz"
+  rm -rf "${cache:?}/$release"
+  mv "$work/$release" "$cache/$release"
+fi
+if [ ! -f "$initramfs" ]; then
+  build_initramfs "$cache/$release" "$release" "$work/initramfs.cpio.gz"
+  mv "$work/initramfs.cpio.gz" "$initramfs"
+fi
+printf '%s\n' "$cache/$release" "$initramfs"

@@ -41,9 +41,8 @@ note "started at $(cut -d' ' -f1 /proc/uptime)s of uptime"
 release=$(uname -r)
 mkdir -p "/lib/modules/$release"
 mount --bind "$kernel_dir/lib/modules/$release" "/lib/modules/$release"
-for m in ${modules:-}; do
-  modprobe "$m" || note "modprobe $m failed"
-done
+# shellcheck disable=SC2086 # a list of module names
+modprobe -a ${modules:-} || note "modprobe -a failed: ${modules:-}"
 ip link set lo up
 note "modules loaded at $(cut -d' ' -f1 /proc/uptime)s of uptime"
 hostname kernel-lab
@@ -55,9 +54,9 @@ if [ -n "${command:-}" ]; then
   echo $? >"$out/status"
   exit
 fi
-# The checkout's TypeScript compiled beside itself (compile.ts), so node runs it without tsx.
-cp -a "$out/js/." "$repo/" || exit 1
-note "compiled tree laid at $(cut -d' ' -f1 /proc/uptime)s of uptime"
+# The checkout's TypeScript is compiled beside itself (compile.ts: the 9p layer the initramfs
+# laid over the host's root), so node runs it without tsx.
+[ -f "$repo/${files[0]%.ts}.js" ] || { note "no compiled $repo/${files[0]%.ts}.js"; exit 1; }
 
 # One file as tap's runner runs it: its TAP indented under "# Subtest: FILE", then the file's own
 # point, ok when node exited 0. Tap's runner (and its tsx loader) is not used: under emulation each
