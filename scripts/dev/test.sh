@@ -44,12 +44,13 @@ done
 # Top-level e2e test names get the form as a prefix, so a failure says which form it was.
 named() { sed -u "s/^\(\(not \)\{0,1\}ok [0-9]* - \|# Subtest: \)\(e2e\/\)/\1[$1] \3/"; }
 # The kernel lab runs beside the host's tests: it spends its time emulating a CPU, they theirs
-# mostly waiting on the kernel. Its TAP joins the log after them. Without root it cannot run
-# (and its files skip as "not root" on the host).
+# mostly waiting on the kernel; niced, so the host's tests (some of them timed) come first. Its
+# TAP joins the log after them. Without root it cannot run (and its files skip as "not root" on
+# the host).
 lab=
 if [ "$(id -u)" -eq 0 ]; then
   lab=$work/lab
-  (bash scripts/dev/kernel-lab.sh >"$lab.tap" 2>"$lab.err"; echo $? >"$lab.status") &
+  (nice -n 10 bash scripts/dev/kernel-lab.sh >"$lab.tap" 2>"$lab.err"; echo $? >"$lab.status") &
 fi
 # Only tap's stdout (the TAP stream) is parsed; the tests' stderr goes straight to the terminal.
 CNI_E2E_FORM=bun npx tap --reporter=tap --jobs=2 \
