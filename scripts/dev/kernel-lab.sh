@@ -108,7 +108,7 @@ qemu-system-x86_64 \
   -accel tcg,thread=multi -smp 2 -cpu max -m "$mem" \
   -nodefaults -no-user-config -display none -no-reboot \
   -serial "file:$out/console" \
-  -kernel "$kernel_dir/vmlinuz" -initrd "$initramfs" \
+  -kernel "$kernel_dir/vmlinux" -initrd "$initramfs" \
   -append "console=ttyS0 quiet panic=-1 kernel_lab_init=$here/kernel-lab/guest.sh" \
   -virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
   -virtfs "local,path=$out/layer,mount_tag=layer,security_model=none,readonly=on" \
