@@ -90,6 +90,7 @@ trap 'exit 130' INT TERM
 # link kinds and netfilter the kernel-lab files use; anything else the kernel autoloads.
 {
   printf 'repo=%q\n' "$repo"
+  printf 'host_path=%q\n' "$PATH"
   printf 'kernel_dir=%q\n' "$kernel_dir"
   printf 'jobs=%q\n' "$jobs"
   printf 'command=%q\n' "$command"

@@ -46,7 +46,7 @@ install_packages "${packages[@]}"
 # The kernel lab, as root only (it runs only as root): qemu (about 40 s to install, without
 # recommends) and the kernel (about 10 s: apt-get download, dpkg -x, depmod; cached after).
 if [ "$(id -u)" -eq 0 ]; then
-  install_packages qemu-system-x86
+  install_packages qemu-system-x86 xz-utils
   bash scripts/dev/kernel-lab/fetch-kernel.sh >/dev/null \
     || missing "the kernel lab's kernel: scripts/dev/kernel-lab/fetch-kernel.sh failed (see above)"
 fi

@@ -42,7 +42,12 @@ cached_release() {
 # The release linux-image-amd64 depends on, e.g. 6.1.0-56-amd64.
 debian_release() {
   local dep
-  dep=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '$1 == "Depends:" && $2 ~ /^linux-image-[0-9]/ { print $2; exit }')
+  local query='$1 == "Depends:" && $2 ~ /^linux-image-[0-9]/ { print $2; exit }'
+  dep=$(apt-cache depends linux-image-amd64 2>/dev/null | awk "$query")
+  if [ -z "$dep" ]; then
+    apt-get update -qq >&2 || fail "apt-get update failed"
+    dep=$(apt-cache depends linux-image-amd64 2>/dev/null | awk "$query")
+  fi
   [ -n "$dep" ] || fail "apt-cache depends linux-image-amd64 names no linux-image-<release> package (apt-get update first?)"
   echo "${dep#linux-image-}"
 }

@@ -43,6 +43,8 @@ exec 2>>"$out/guest.log"
 note "PID 1 at ${entered}s of uptime, set up at $(cut -d' ' -f1 /proc/uptime)s"
 # shellcheck source=/dev/null
 . "$out/job.env"
+# the host's PATH first: node, npm may live elsewhere than /usr/bin there
+PATH=${host_path:+$host_path:}$PATH
 
 release=$(uname -r)
 mkdir -p "/lib/modules/$release"
