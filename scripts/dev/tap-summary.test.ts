@@ -2,7 +2,7 @@
 // tap 21: a skipped t.test() has no body, a skipped file has "1..0 # reason", YAML diagnostics
 // follow failed points).
 import t from 'tap';
-import { NOT_ROOT } from '../../test-support/skip-reasons.ts';
+import { NO_KERNEL_LINK_KIND, NO_KERNEL_VLAN_FILTERING, NOT_ROOT } from '../../test-support/skip-reasons.ts';
 import { tally } from './tap-summary.ts';
 
 const TAP = `TAP version 14
@@ -79,4 +79,53 @@ t.test('steps before the tests count as tests; no output at all is a failure', a
   ]);
   t.same([r.passed, r.failed, r.skipped], [1, 2, 0]);
   t.same(r.failures, ['lint (exit 2)', 'no test output']);
+});
+
+// One e2e file as scripts/dev/test.sh names it in each run: "[bun] FILE", "[kernel 6.1] FILE".
+const run = (label: string, file: string, body: string, end = `ok 1 - [${label}] ${file}`) =>
+  `# Subtest: [${label}] ${file}\n${body
+    .split('\n')
+    .map((l) => `    ${l}`)
+    .join('\n')}\n${end}\n`;
+const vlanSkip = `ok 1 - vlan # SKIP ${NO_KERNEL_VLAN_FILTERING}: ip link add … answered "RTNETLINK answers: Operation not supported"\nok 2 - plain\n1..2`;
+const ipvlanSkip = `ok 1 - ipvlan # SKIP ${NO_KERNEL_LINK_KIND}: ipvlan (CONFIG_IPVLAN): ip link add … answered "Unknown device type"\n1..1`;
+const passing = 'ok 1 - vlan\nok 2 - plain\n1..2';
+
+t.test('a kernel-feature skip is allowed only in a kernel-lab file whose lab run passed', async (t) => {
+  const lab = ['e2e/bridge/l2.test.ts', 'e2e/ipvlan/ipvlan.test.ts'];
+  const ok = tally(
+    run('bun', 'e2e/bridge/l2.test.ts', vlanSkip) +
+      run('bun', 'e2e/ipvlan/ipvlan.test.ts', ipvlanSkip) +
+      run('kernel 6.1', 'e2e/bridge/l2.test.ts', passing) +
+      run('kernel 6.1', 'e2e/ipvlan/ipvlan.test.ts', 'ok 1 - ipvlan\n1..1'),
+    [],
+    lab,
+  );
+  t.same([ok.passed, ok.failed, ok.skipped], [3, 0, 2], 'both skips allowed; [bun] l2 and the two lab runs pass');
+
+  const unlisted = tally(run('bun', 'e2e/bridge/l2.test.ts', vlanSkip) + run('kernel 6.1', 'e2e/bridge/l2.test.ts', passing), [], []);
+  t.same([unlisted.failed, unlisted.skipped], [1, 0], 'not in e2e/kernel-lab.txt: the skip fails');
+  t.match(unlisted.failures[0], /allowed only in a file of e2e\/kernel-lab\.txt, and e2e\/bridge\/l2\.test\.ts is not one/);
+
+  const notRun = tally(run('bun', 'e2e/bridge/l2.test.ts', vlanSkip), [], lab);
+  t.same([notRun.failed, notRun.skipped], [1, 0], 'listed but not run in the lab: the skip fails');
+  t.match(notRun.failures[0], /did not run in the kernel lab/);
+
+  const labFailed = tally(
+    run('bun', 'e2e/bridge/l2.test.ts', vlanSkip) +
+      run('kernel 6.1', 'e2e/bridge/l2.test.ts', 'not ok 1 - vlan\nok 2 - plain\n1..2', 'not ok 1 - [kernel 6.1] e2e/bridge/l2.test.ts'),
+    [],
+    lab,
+  );
+  t.same([labFailed.failed, labFailed.skipped], [2, 0], 'the lab run failed: its failure and the skip both count');
+  t.match(labFailed.failures.join('\n'), /did not pass in the kernel lab/);
+
+  const notRoot = tally(run('bun', 'e2e/x.test.ts', `ok 1 - a # SKIP ${NOT_ROOT}\n1..1`), [], lab);
+  t.same([notRoot.failed, notRoot.skipped], [0, 1], 'other allowed reasons are not bound to the lab');
+});
+
+t.test('in the kernel lab a kernel-feature skip is a failure, listed or not', async (t) => {
+  const r = tally(run('kernel 6.1', 'e2e/ipvlan/ipvlan.test.ts', ipvlanSkip), [], ['e2e/ipvlan/ipvlan.test.ts']);
+  t.same([r.passed, r.failed, r.skipped], [0, 1, 0]);
+  t.match(r.failures[0], /the kernel lab has every kernel feature/);
 });

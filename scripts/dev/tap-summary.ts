@@ -10,9 +10,14 @@
 // can never hide a missing feature, tool or executable. `--step NAME=STATUS` adds a step run
 // before the tests (typecheck, lint) as one test, passed when STATUS is 0.
 //
-// Usage: node --import tsx scripts/dev/tap-summary.ts TAP_LOG [--step NAME=STATUS]...
+// A skip because this machine's kernel lacks a feature (a link kind, bridge VLAN filtering) is
+// allowed only in a file of the kernel-lab set (`--kernel-lab e2e/kernel-lab.txt`), and only
+// when the kernel lab's run of that file (top-level name "[kernel …] FILE") is in the log and
+// passed; inside the lab such a skip is a failure: its kernel has every one of these features.
+//
+// Usage: node --import tsx scripts/dev/tap-summary.ts TAP_LOG [--step NAME=STATUS]... [--kernel-lab LIST]
 import { readFileSync } from 'node:fs';
-import { isAllowedSkip } from '../../test-support/skip-reasons.ts';
+import { isAllowedSkip, NO_KERNEL_LINK_KIND, NO_KERNEL_VLAN_FILTERING } from '../../test-support/skip-reasons.ts';
 
 interface Point {
   readonly ok: boolean;
@@ -95,35 +100,72 @@ export interface Tally {
   skips: { test: string; reason: string; allowed: boolean }[];
 }
 
-function skipOf(t: Tally, test: string, d: { kind: string; reason: string }): void {
+const KERNEL_SKIPS = [NO_KERNEL_LINK_KIND, NO_KERNEL_VLAN_FILTERING];
+const isKernelSkip = (reason: string) => KERNEL_SKIPS.some((r) => reason === r || reason.startsWith(`${r}: `));
+
+/** A top-level test name as scripts/dev/test.sh prefixes it: "[bun] e2e/x.test.ts", "[kernel 6.1] e2e/x.test.ts". */
+const LABELLED = /^\[([^\]]+)\] (.*)$/;
+const fileOf = (topName: string) => LABELLED.exec(topName)?.[2] ?? topName;
+const isLabRun = (topName: string) => /^kernel\b/.test(LABELLED.exec(topName)?.[1] ?? '');
+
+/** What the kernel-lab rule needs: the listed files, and how each file's lab run ended. */
+interface LabCheck {
+  readonly files: readonly string[];
+  /** the file's lab run passed (ok, not skipped), by file */
+  readonly passedInLab: ReadonlyMap<string, boolean>;
+}
+
+/** Why a kernel-feature skip in top-level test `top` is not allowed, or undefined when it is. */
+function kernelSkipRefused(top: string, lab: LabCheck): string | undefined {
+  if (isLabRun(top)) return 'the kernel lab has every kernel feature: its run must not skip for one';
+  const file = fileOf(top);
+  if (!lab.files.includes(file)) return `a kernel-feature skip is allowed only in a file of e2e/kernel-lab.txt, and ${file} is not one`;
+  const lab1 = lab.passedInLab.get(file);
+  if (lab1 === undefined) return `${file} did not run in the kernel lab`;
+  if (!lab1) return `${file} did not pass in the kernel lab`;
+  return undefined;
+}
+
+/** What counting adds to, and the kernel-lab rule's facts. */
+interface Counting {
+  readonly t: Tally;
+  readonly lab: LabCheck;
+}
+
+function skipOf({ t, lab }: Counting, test: string, top: string, d: { kind: string; reason: string }): void {
   const reason = d.kind === 'TODO' ? `todo: ${d.reason}` : d.reason;
-  const allowed = d.kind === 'SKIP' && isAllowedSkip(reason);
+  let allowed = d.kind === 'SKIP' && isAllowedSkip(reason);
+  const refused = allowed && isKernelSkip(reason) ? kernelSkipRefused(top, lab) : undefined;
+  if (refused !== undefined) allowed = false;
   t.skips.push({ test, reason, allowed });
   if (allowed) t.skipped++;
   else {
     t.failed++;
-    t.failures.push(`${test} (skipped for a reason not on the allow-list: ${reason || 'none given'})`);
+    t.failures.push(
+      refused !== undefined ? `${test} (skipped: ${reason}; ${refused})` : `${test} (skipped for a reason not on the allow-list: ${reason || 'none given'})`,
+    );
   }
 }
 
-/** Counts one block and its children; returns how many failures it added. */
-function countBlock(t: Tally, b: Block, path: string): number {
+/** Counts one block and its children (`top`: the name of the top-level test it is in); returns how many failures it added. */
+function countBlock(c: Counting, b: Block, path: string, top: string): number {
+  const { t } = c;
   const before = t.failed;
   if (b.end?.directive) {
-    skipOf(t, path, b.end.directive);
+    skipOf(c, path, top, b.end.directive);
     return t.failed - before;
   }
   let ownPass = false;
   let ownFail = false;
   for (const p of b.points) {
-    if (p.directive) skipOf(t, `${path} > ${p.name}`, p.directive);
+    if (p.directive) skipOf(c, `${path} > ${p.name}`, top || p.name, p.directive);
     else if (p.ok) ownPass = true;
     else {
       ownFail = true;
       t.failures.push(`${path} > ${p.name}`);
     }
   }
-  for (const c of b.children) countBlock(t, c, path === '' ? c.name : `${path} > ${c.name}`);
+  for (const child of b.children) countBlock(c, child, path === '' ? child.name : `${path} > ${child.name}`, top || child.name);
   if (ownFail) t.failed++;
   else if (ownPass) t.passed++;
   if (b.end !== undefined && !b.end.ok && t.failed === before) {
@@ -133,7 +175,11 @@ function countBlock(t: Tally, b: Block, path: string): number {
   return t.failed - before;
 }
 
-export function tally(text: string, steps: readonly [string, number][] = []): Tally {
+/**
+ * Counts the log. `kernelLab`: the files of e2e/kernel-lab.txt, the only ones where a skip for a
+ * missing kernel feature is allowed (and then only when their kernel-lab run passed).
+ */
+export function tally(text: string, steps: readonly [string, number][] = [], kernelLab: readonly string[] = []): Tally {
   const t: Tally = { passed: 0, failed: 0, skipped: 0, failures: [], skips: [] };
   for (const [name, status] of steps) {
     if (status === 0) t.passed++;
@@ -143,7 +189,11 @@ export function tally(text: string, steps: readonly [string, number][] = []): Ta
     }
   }
   const { root, bailedOut } = parseTap(text);
-  countBlock(t, root, '');
+  const passedInLab = new Map<string, boolean>();
+  for (const c of root.children) {
+    if (isLabRun(c.name)) passedInLab.set(fileOf(c.name), c.end?.ok === true && c.end.directive === undefined);
+  }
+  countBlock({ t, lab: { files: kernelLab, passedInLab } }, root, '', '');
   if (bailedOut) {
     t.failed++;
     t.failures.push('tap bailed out');
@@ -155,16 +205,29 @@ export function tally(text: string, steps: readonly [string, number][] = []): Ta
   return t;
 }
 
+/** The paths of a list file such as e2e/kernel-lab.txt: one per line, `#` starts a comment. */
+export function readList(file: string): string[] {
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .map((l) => l.replace(/#.*/, '').trim().split(/\s+/)[0] ?? '')
+    .filter((l) => l !== '');
+}
+
 function main(argv: string[]): number {
   const [log, ...rest] = argv;
-  if (log === undefined) throw new Error('usage: tap-summary.ts TAP_LOG [--step NAME=STATUS]...');
+  if (log === undefined) throw new Error('usage: tap-summary.ts TAP_LOG [--step NAME=STATUS]... [--kernel-lab LIST]');
   const steps: [string, number][] = [];
+  let kernelLab: string[] = [];
   for (let i = 0; i < rest.length; i++) {
+    if (rest[i] === '--kernel-lab') {
+      kernelLab = readList(rest[++i] ?? '');
+      continue;
+    }
     const m = rest[i] === '--step' ? /^([^=]+)=(\d+)$/.exec(rest[++i] ?? '') : null;
     if (!m) throw new Error(`bad argument ${rest[i]}`);
     steps.push([m[1] as string, Number(m[2])]);
   }
-  const t = tally(readFileSync(log, 'utf8'), steps);
+  const t = tally(readFileSync(log, 'utf8'), steps, kernelLab);
   console.log('');
   for (const s of t.skips) console.log(`${s.allowed ? 'skipped' : 'SKIP NOT ALLOWED'}: ${s.test} # ${s.reason}`);
   for (const f of t.failures) console.log(`failed: ${f}`);
