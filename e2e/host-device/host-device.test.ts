@@ -20,7 +20,7 @@ import { allVersionsRan, hasCheck, isPre030, SPEC_VERSIONS } from '../helpers/sp
 import { makePod, makeTopology, pings } from '../helpers/topology.ts';
 import { needsRoot, run } from '../../test-support/sh.ts';
 
-const ifalias = (l: { ifalias?: string } | undefined) => l?.ifalias;
+const ifalias = (l: object | undefined) => (l as { ifalias?: string } | undefined)?.ifalias;
 
 const done: string[] = [];
 for (const v of SPEC_VERSIONS) {
@@ -83,7 +83,11 @@ t.test('found by MAC (hwaddr), in any of the forms Go reads', { skip: needsRoot 
   const { node, dataDir } = await makeTopology(t);
   const pod = await makePod(t);
   const mac = await makeDevice(node);
-  const att = hdAttachment(hdConflist('1.0.0', hdPlugin(dataDir, { device: undefined, hwaddr: mac.toUpperCase().replaceAll(':', '-') })), { node, pod, id: 'hd-mac' });
+  const att = hdAttachment(hdConflist('1.0.0', hdPlugin(dataDir, { device: undefined, hwaddr: mac.toUpperCase().replaceAll(':', '-') })), {
+    node,
+    pod,
+    id: 'hd-mac',
+  });
   await att.add();
   t.equal((await link(pod.name, 'eth0'))?.address, mac, 'the device with that MAC moved');
   await att.del();
@@ -97,7 +101,9 @@ t.test('a failing ADD leaves the device on the node as it was, and no allocation
   // The range's one address is taken: IPAM fails after the device has moved.
   mkdirSync(join(dataDir, HD_NETWORK), { recursive: true });
   writeFileSync(join(dataDir, HD_NETWORK, '10.77.0.2'), 'someone-else');
-  const full = hdPlugin(dataDir, { ipam: { type: 'host-local', dataDir, ranges: [[{ subnet: '10.77.0.0/30', rangeStart: '10.77.0.2', rangeEnd: '10.77.0.2' }]] } });
+  const full = hdPlugin(dataDir, {
+    ipam: { type: 'host-local', dataDir, ranges: [[{ subnet: '10.77.0.0/30', rangeStart: '10.77.0.2', rangeEnd: '10.77.0.2' }]] },
+  });
   const other = pod;
   const att = hdAttachment(hdConflist('1.0.0', full), { node, pod: other, id: 'hd-fail' });
   await t.rejects(att.add(), /no IP addresses available/, 'IPAM fails');

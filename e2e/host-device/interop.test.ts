@@ -18,7 +18,11 @@ const label = (dir: string) => (dir === GO_BIN ? 'go' : 'ours');
 /** The result with its MACs and netns path replaced and an empty dns dropped (libcni 1.1.1 prints "dns": {}; v1.9.1 does not). */
 function normalised(r: Record<string, unknown>): Record<string, unknown> {
   const { dns, ...rest } = r;
-  const out: Record<string, unknown> = JSON.parse(JSON.stringify(rest).replace(/"mac":"[0-9a-f:]{17}"/g, '"mac":"MAC"').replace(/"sandbox":"[^"]*"/g, '"sandbox":"POD"'));
+  const out: Record<string, unknown> = JSON.parse(
+    JSON.stringify(rest)
+      .replace(/"mac":"[0-9a-f:]{17}"/g, '"mac":"MAC"')
+      .replace(/"sandbox":"[^"]*"/g, '"sandbox":"POD"'),
+  );
   if (dns && Object.keys(dns).length > 0) out['dns'] = dns;
   return out;
 }

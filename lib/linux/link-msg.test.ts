@@ -105,7 +105,14 @@ t.test('vlan: `ip link add link <index 3> name vl5 mtu 1400 type vlan id 100`', 
   const ours = encodeNewVlan({ name: 'vl5', parentIndex: 3, vlanId: 100, mtu: 1400 });
   // captured: the payload of iproute2's RTM_NEWLINK (NLM_F_CREATE|NLM_F_EXCL)
   const iproute2 = Buffer.from(
-    '00000000000000000000000000000000' + '0800040078050000' + '0800050003000000' + '08000300766c3500' + '18001200' + '08000100766c616e' + '0c000200' + '0600010064000000',
+    '00000000000000000000000000000000' +
+      '0800040078050000' +
+      '0800050003000000' +
+      '08000300766c3500' +
+      '18001200' +
+      '08000100766c616e' +
+      '0c000200' +
+      '0600010064000000',
     'hex',
   );
   t.equal(hex(ours.subarray(0, IFINFO)), hex(iproute2.subarray(0, IFINFO)), 'an empty ifinfomsg');

@@ -13,9 +13,18 @@ const links = [
 ];
 
 t.test('by the configured name in the alias, by MAC, by the name sysfs lists now; nothing for DPDK', async (t) => {
-  t.same(links.filter(returnedMatch(conf({ device: 'ens6' }))!).map((l) => l.name), ['dev7']);
-  t.same(links.filter(returnedMatch(conf({ hwaddr: '0A-00-00-00-00-05' }))!).map((l) => l.name), ['eth0']);
-  t.same(links.filter(returnedMatch(conf({ kernelpath: '/sys/devices/x' }), 'eth0')!).map((l) => l.name), ['eth0']);
+  t.same(
+    links.filter(returnedMatch(conf({ device: 'ens6' }))!).map((l) => l.name),
+    ['dev7'],
+  );
+  t.same(
+    links.filter(returnedMatch(conf({ hwaddr: '0A-00-00-00-00-05' }))!).map((l) => l.name),
+    ['eth0'],
+  );
+  t.same(
+    links.filter(returnedMatch(conf({ kernelpath: '/sys/devices/x' }), 'eth0')!).map((l) => l.name),
+    ['eth0'],
+  );
   t.equal(returnedMatch(conf({ kernelpath: '/sys/devices/x' })), undefined, 'a sysfs device that is gone: nothing to match');
   t.equal(returnedMatch({ ...conf({ device: 'ens5' }), dpdkMode: true }, 'eth0'), undefined, 'DPDK: never moved');
   t.equal(returnedMatch(conf({ hwaddr: 'zz' })), undefined, 'an unreadable MAC matches nothing');

@@ -49,13 +49,27 @@ t.test('runtimeConfig.deviceID: a PCI device, else an auxiliary device, else an 
 });
 
 t.test('the netdev of a device: net/ first entry, virtio one level down, the kernel path under /sys/devices only', async (t) => {
-  const root = fakeSysfs(t, ['bus/pci/devices/0000:00:00.2/net/ens6', 'bus/pci/devices/0000:00:00.2/net/ens5', 'bus/pci/devices/0000:00:03.0/virtio0/net/eth1', 'bus/pci/devices/0000:00:04.0', 'devices/pci0000:00/0000:00:05.0/net/enp0s5'], {});
+  const root = fakeSysfs(
+    t,
+    [
+      'bus/pci/devices/0000:00:00.2/net/ens6',
+      'bus/pci/devices/0000:00:00.2/net/ens5',
+      'bus/pci/devices/0000:00:03.0/virtio0/net/eth1',
+      'bus/pci/devices/0000:00:04.0',
+      'devices/pci0000:00/0000:00:05.0/net/enp0s5',
+    ],
+    {},
+  );
   t.equal(firstNetDevice(netDirOf(root, { pciAddr: '0000:00:00.2' })), 'ens5', 'sorted, as Go reads a directory');
   t.equal(firstNetDevice(netDirOf(root, { pciAddr: '0000:00:03.0' })), 'eth1', 'virtio');
   t.throws(() => netDirOf(root, { pciAddr: '0000:00:04.0' }), { message: 'no net directory under pci device 0000:00:04.0' });
   t.equal(firstNetDevice(netDirOf(root, { kernelpath: '/sys/devices/pci0000:00/0000:00:05.0' })), 'enp0s5');
   for (const kernelpath of ['sys/devices/x', '/proc/self', '/sys/devices/../class/net/x']) {
-    t.throws(() => netDirOf(root, { kernelpath }), { message: `kernel device path ${JSON.stringify(kernelpath)} must be absolute and begin with /sys/devices/` }, kernelpath);
+    t.throws(
+      () => netDirOf(root, { kernelpath }),
+      { message: `kernel device path ${JSON.stringify(kernelpath)} must be absolute and begin with /sys/devices/` },
+      kernelpath,
+    );
   }
 });
 
@@ -73,7 +87,10 @@ t.test('loadConf: deviceID wins over pciBusID; DPDK is decided from the driver; 
   t.match(aux, { pciBusID: '', auxDevice: 'sf.4', dpdkMode: false }, 'an auxiliary deviceID clears pciBusID');
   t.equal(deviceName(aux, root), 'sf4');
   t.equal(deviceName(loadConf(req({ pciBusID: '0000:00:00.2' }), { sysfs: root }), root), 'ens5');
-  t.throws(() => loadConf(req({ runtimeConfig: { deviceID: 'nope' } }), { sysfs: root }), { code: 7, msg: 'runtime config DeviceID nope not found or unsupported' });
+  t.throws(() => loadConf(req({ runtimeConfig: { deviceID: 'nope' } }), { sysfs: root }), {
+    code: 7,
+    msg: 'runtime config DeviceID nope not found or unsupported',
+  });
   t.throws(() => loadConf(req({}), { sysfs: root }), { code: 7, msg: 'specify either "device", "hwaddr", "kernelpath" or "pciBusID"' });
   t.throws(() => loadConf(req({ pciBusID: '0000:00:09.0' }), { sysfs: root }), /^error with host device: lstat /, 'ADD: an unknown PCI address');
   t.match(loadConf(req({ pciBusID: '0000:00:09.0' }), { sysfs: root, forDel: true }), { dpdkMode: false }, 'DEL: taken as a kernel device');

@@ -4,7 +4,17 @@
 // addresses and prevResult's routes.
 import { CniError, ErrorCode, type CniRequest, type Interface } from '../../lib/cni-spec/index.ts';
 import { ipamCheck } from '../../lib/ipam/index.ts';
-import { CheckError, getLinkByName, getLinkDetail, Netns, openContainerNetns, validateIps, validateRoutes, vlanIdOf, type LinkDetail } from '../../lib/linux/index.ts';
+import {
+  CheckError,
+  getLinkByName,
+  getLinkDetail,
+  Netns,
+  openContainerNetns,
+  validateIps,
+  validateRoutes,
+  vlanIdOf,
+  type LinkDetail,
+} from '../../lib/linux/index.ts';
 import { loadConf, type VlanConf } from './conf.ts';
 
 export async function cmdCheck(req: CniRequest): Promise<void> {
@@ -38,6 +48,7 @@ async function validateVlanIface(pod: Netns, want: Interface, conf: VlanConf): P
   if (want.mac && want.mac !== link.mac) throw new CheckError(`vlan: Interface ${want.name} Mac ${want.mac} doesn't match container Mac: ${link.mac}`);
   // The reference's message, copied from tuning, as it is.
   if (vid !== conf.vlanId) throw new CheckError(`Error: Tuning link ${want.name} configured promisc is ${conf.vlanId}, current value is ${vid}`);
-  if (conf.mtu !== 0 && conf.mtu !== link.mtu) throw new CheckError(`Error: Tuning configured MTU of ${want.name} is ${conf.mtu}, current value is ${link.mtu}`);
+  if (conf.mtu !== 0 && conf.mtu !== link.mtu)
+    throw new CheckError(`Error: Tuning configured MTU of ${want.name} is ${conf.mtu}, current value is ${link.mtu}`);
   return link;
 }

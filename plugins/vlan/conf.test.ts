@@ -13,7 +13,11 @@ t.test('master is required', async (t) => {
 
 t.test('the VLAN ID is 0…4094 (the reference says 4095 in its message)', async (t) => {
   for (const vlanId of [-1, 4095, 65536]) {
-    t.throws(() => loadConf(req({ vlanId })), { code: 7, msg: `invalid VLAN ID ${vlanId} (must be between 0 and 4095 inclusive)`, details: /^vlanId: / }, `${vlanId}`);
+    t.throws(
+      () => loadConf(req({ vlanId })),
+      { code: 7, msg: `invalid VLAN ID ${vlanId} (must be between 0 and 4095 inclusive)`, details: /^vlanId: / },
+      `${vlanId}`,
+    );
   }
   for (const vlanId of [0, 1, 4094]) t.equal(loadConf(req({ vlanId })).vlanId, vlanId, `${vlanId} accepted`);
   t.equal(loadConf(req({ vlanId: undefined })).vlanId, 0, 'absent: 0, as Go decodes it');
