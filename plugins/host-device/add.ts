@@ -24,7 +24,7 @@ export async function cmdAdd(req: CniRequest): Promise<Result> {
       } catch (err) {
         throw new Error(`failed to find host device: ${(err as Error).message}`, { cause: err });
       }
-      const moved = await moveLinkIn(host, pod, dev, req.ifname, undo);
+      const moved = await moveLinkIn({ host, pod }, dev, req.ifname, undo);
       iface.mac = moved.mac;
     }
     const result: Result = { cniVersion: req.cniVersion, interfaces: [iface] };

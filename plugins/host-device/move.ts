@@ -13,21 +13,16 @@ export class MoveError extends Error {
   override readonly name = 'MoveError';
 }
 
-/** Moves `dev` into `pod` as `ifname`, up; each step's undo goes on `undo`. Returns the device in the pod. */
-export async function moveLinkIn(host: Netns, pod: Netns, dev: LinkInfo, ifname: string, undo: UndoStack): Promise<LinkInfo> {
+/**
+ * Moves `dev` into `pod` as `ifname` with its node name as alias, in one request (the kernel
+ * moves, then renames, then sets the alias: a move that fails changes nothing), then sets it up.
+ * The undo goes on `undo` first. Returns the device in the pod.
+ */
+export async function moveLinkIn({ host, pod }: { host: Netns; pod: Netns }, dev: LinkInfo, ifname: string, undo: UndoStack): Promise<LinkInfo> {
   const hostName = dev.name;
   // The kernel keeps the old name when the new one is taken and reports EEXIST after the move:
   // refuse before anything changes instead.
   if (await getLinkByName(pod, ifname)) throw new MoveError(`failed to move ${q(ifname)} (host: ${q(hostName)}) to container NS: file exists`);
-  try {
-    await changeLink(host, dev.index, { alias: hostName });
-  } catch (err) {
-    throw new MoveError(`failed to set alias to ${q(hostName)}: ${errorText(err)}`, { cause: err });
-  }
-  undo.push(`alias of ${hostName}`, async () => {
-    const back = await getLinkByName(host, hostName);
-    if (back) await changeLink(host, back.index, { alias: '' });
-  });
   undo.push(`device ${hostName} back to the node`, async () => {
     await returnFromPod(pod, host, ifname, hostName);
     // Moving a device between netns sets it down: restore what it was.
@@ -35,7 +30,7 @@ export async function moveLinkIn(host: Netns, pod: Netns, dev: LinkInfo, ifname:
     if (back && dev.up) await setLinkUp(host, back.index);
   });
   try {
-    await changeLink(host, dev.index, { netnsFd: pod.fd, name: ifname });
+    await changeLink(host, dev.index, { netnsFd: pod.fd, name: ifname, alias: hostName });
   } catch (err) {
     throw new MoveError(`failed to move ${q(ifname)} (host: ${q(hostName)}) to container NS: ${errorText(err)}`, { cause: err });
   }
@@ -52,12 +47,12 @@ export async function moveLinkIn(host: Netns, pod: Netns, dev: LinkInfo, ifname:
 /** Undo of a move in: the link called `ifname` (or still `hostName`) in the pod goes back as `hostName`. */
 async function returnFromPod(pod: Netns, host: Netns, ifname: string, hostName: string): Promise<void> {
   const link = (await getLinkByName(pod, ifname)) ?? (await getLinkByName(pod, hostName));
-  if (link) await changeLink(pod, link.index, { netnsFd: host.fd, name: hostName });
+  if (link) await changeLink(pod, link.index, { netnsFd: host.fd, name: hostName, alias: '' });
 }
 
 /**
- * DEL's move out: `ifname` in the pod goes back to the node under its alias, which is then
- * cleared; the device stays down (its state before ADD is not known). False when the pod has no
+ * DEL's move out: `ifname` in the pod goes back to the node under its alias, which the same
+ * request clears; the device stays down (its state before ADD is not known). False when the pod has no
  * such link (already returned, or gone with its netns).
  */
 export async function moveLinkOut(pod: Netns, host: Netns, ifname: string, fallbackName: string): Promise<boolean> {
@@ -67,16 +62,9 @@ export async function moveLinkOut(pod: Netns, host: Netns, ifname: string, fallb
   if (hostName === '') throw new MoveError(`failed to find original ifname for ${q(ifname)} (alias is not set)`);
   if (await getLinkByName(host, hostName)) throw new MoveError(`failed to move ${q(hostName)} to hostNS: file exists`);
   try {
-    await changeLink(pod, dev.index, { netnsFd: host.fd, name: hostName });
+    await changeLink(pod, dev.index, { netnsFd: host.fd, name: hostName, alias: '' });
   } catch (err) {
     throw new MoveError(`failed to move ${q(hostName)} to hostNS: ${errorText(err)}`, { cause: err });
-  }
-  const back = await getLinkByName(host, hostName);
-  if (!back) throw new MoveError(`failed to find ${q(hostName)} in hostNS: Link not found`);
-  try {
-    await changeLink(host, back.index, { alias: '' });
-  } catch (err) {
-    throw new MoveError(`failed to unset alias of ${q(hostName)}: ${errorText(err)}`, { cause: err });
   }
   return true;
 }

@@ -15,7 +15,7 @@ export async function cmdAdd(req: CniRequest): Promise<Result> {
   try {
     const masterNs = conf.linkInContainer ? pod : host;
     const master = await findMaster(masterNs, conf);
-    const vlan = await setupVlan(masterNs, pod, master, conf, req.ifname);
+    const vlan = await setupVlan({ masterNs, pod }, master, conf, req.ifname);
     undo.push(`vlan ${req.ifname}`, () => deleteLink(pod, vlan.index));
 
     const ipam = await ipamAdd(conf.ipamType, req);
@@ -55,7 +55,7 @@ async function findMaster(ns: Netns, conf: VlanConf): Promise<LinkInfo> {
  * the reference's temporary name works around old kernels that checked the name in the
  * creating netns; ours are past that, and one request less is one rename race less.
  */
-async function setupVlan(masterNs: Netns, pod: Netns, master: LinkInfo, conf: VlanConf, ifname: string): Promise<LinkInfo> {
+async function setupVlan({ masterNs, pod }: { masterNs: Netns; pod: Netns }, master: LinkInfo, conf: VlanConf, ifname: string): Promise<LinkInfo> {
   const spec = { name: ifname, parentIndex: master.index, vlanId: conf.vlanId, ...(conf.mtu && { mtu: conf.mtu }) };
   try {
     await createVlan(masterNs, masterNs === pod ? spec : { ...spec, netnsFd: pod.fd });
