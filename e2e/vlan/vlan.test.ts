@@ -115,6 +115,19 @@ t.test('a failing ADD leaves no link and no allocation', { skip }, async (t) => 
   t.same(await podLinks(pod.name), [], 'the vlan is gone again');
 });
 
+t.test('a node with its own eth0: the pod still gets its eth0 (the link is born under another name)', { skip }, async (t) => {
+  const { node, dataDir } = await makeTopology(t);
+  await makeSwitch(t, node);
+  const pod = await makePod(t);
+  await run('ip', ['-n', node.name, 'link', 'add', 'eth0', 'type', 'veth', 'peer', 'name', 'eth0peer']);
+  const att = vlanAttachment(vlanConflist('1.0.0', vlanPlugin(dataDir)), { node, pod, id: 'vlan-eth0' });
+  await att.add();
+  t.same(vlanOf(await link(pod.name, 'eth0')), { kind: 'vlan', id: VLAN_ID }, "the pod's eth0 is the vlan");
+  t.equal((await link(node.name, 'eth0'))?.linkinfo?.info_kind, 'veth', "the node's eth0 untouched");
+  t.ok(await pings(pod.name, VLAN_V4.gateway), 'pod → gateway');
+  await att.del();
+});
+
 t.test('bad input: a master that does not exist', { skip }, async (t) => {
   const { node, dataDir } = await makeTopology(t);
   const pod = await makePod(t);

@@ -1,10 +1,20 @@
 // ADD (reference cmdAdd and createVlan,
 // https://github.com/containernetworking/plugins/blob/v1.9.1/plugins/main/vlan/vlan.go): the
-// master, the vlan link born in the container's netns, the IPAM's addresses on it. Each step
+// master, the vlan link born in the container's netns (renamed there), the IPAM's addresses on it. Each step
 // registers its undo, so a failing ADD leaves no link and no allocation.
 import { CniError, ErrorCode, errorText, UndoStack, type CniRequest, type IPConfig, type Result } from '../../lib/cni-spec/index.ts';
 import { ipamAdd, ipamDel } from '../../lib/ipam/index.ts';
-import { configureIface, createVlan, deleteLink, getLinkByName, isNetlinkError, Netns, openContainerNetns, type LinkInfo } from '../../lib/linux/index.ts';
+import {
+  changeLink,
+  configureIface,
+  createVlan,
+  deleteLink,
+  getLinkByName,
+  Netns,
+  openContainerNetns,
+  randomVethName,
+  type LinkInfo,
+} from '../../lib/linux/index.ts';
 import { loadConf, masterMtuProblem, type VlanConf } from './conf.ts';
 
 export async function cmdAdd(req: CniRequest): Promise<Result> {
@@ -15,8 +25,7 @@ export async function cmdAdd(req: CniRequest): Promise<Result> {
   try {
     const masterNs = conf.linkInContainer ? pod : host;
     const master = await findMaster(masterNs, conf);
-    const vlan = await setupVlan({ masterNs, pod }, master, conf, req.ifname);
-    undo.push(`vlan ${req.ifname}`, () => deleteLink(pod, vlan.index));
+    const vlan = await setupVlan({ masterNs, pod, undo }, master, conf, req.ifname);
 
     const ipam = await ipamAdd(conf.ipamType, req);
     undo.push('IPAM allocation', () => ipamDel(conf.ipamType, req));
@@ -51,19 +60,32 @@ async function findMaster(ns: Netns, conf: VlanConf): Promise<LinkInfo> {
 }
 
 /**
- * Creates the link from the master's netns straight into the container's under its final name:
- * the reference's temporary name works around old kernels that checked the name in the
- * creating netns; ours are past that, and one request less is one rename race less.
+ * Creates the link from the master's netns straight into the container's under a random name,
+ * registers its undo, then renames it to `ifname` inside the container. Not under its final name
+ * at once: the kernel looks a new link's name up in the netns of the socket that asks
+ * (rtnl_newlink), so a node with its own `eth0` would refuse the pod's `eth0` (the reference's
+ * "kernel bug" note in createVlan).
  */
-async function setupVlan({ masterNs, pod }: { masterNs: Netns; pod: Netns }, master: LinkInfo, conf: VlanConf, ifname: string): Promise<LinkInfo> {
-  const spec = { name: ifname, parentIndex: master.index, vlanId: conf.vlanId, ...(conf.mtu && { mtu: conf.mtu }) };
+async function setupVlan(
+  { masterNs, pod, undo }: { masterNs: Netns; pod: Netns; undo: UndoStack },
+  master: LinkInfo,
+  conf: VlanConf,
+  ifname: string,
+): Promise<LinkInfo> {
+  const tmpName = randomVethName();
+  const spec = { name: tmpName, parentIndex: master.index, vlanId: conf.vlanId, ...(conf.mtu && { mtu: conf.mtu }) };
   try {
     await createVlan(masterNs, masterNs === pod ? spec : { ...spec, netnsFd: pod.fd });
   } catch (err) {
-    if (isNetlinkError(err, 'EEXIST')) throw new Error(`failed to rename vlan to ${JSON.stringify(ifname)}: ${errorText(err)}`, { cause: err });
     throw new Error(`failed to create vlan: ${errorText(err)}`, { cause: err });
   }
-  const link = await getLinkByName(pod, ifname);
-  if (!link) throw new Error(`failed to refetch vlan ${JSON.stringify(ifname)}: Link not found`);
-  return link;
+  const made = await getLinkByName(pod, tmpName);
+  if (!made) throw new Error(`failed to refetch vlan ${JSON.stringify(tmpName)}: Link not found`);
+  undo.push(`vlan ${ifname}`, () => deleteLink(pod, made.index));
+  try {
+    await changeLink(pod, made.index, { name: ifname });
+  } catch (err) {
+    throw new Error(`failed to rename vlan to ${JSON.stringify(ifname)}: ${errorText(err)}`, { cause: err });
+  }
+  return { ...made, name: ifname };
 }
