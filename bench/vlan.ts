@@ -25,6 +25,8 @@ export async function benchSection(o: SectionOptions): Promise<Row[]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cnits-bench-vlan-'));
   try {
     sh('ip', ['-n', node, 'link', 'add', 'bvmaster0', 'type', 'veth', 'peer', 'name', 'bvmaster1']);
+    // up: a vlan cannot come up on a master that is down
+    sh('ip', ['-n', node, 'link', 'set', 'bvmaster0', 'up']);
     const probe = spawnSync('ip', ['-n', node, 'link', 'add', 'link', 'bvmaster0', 'name', 'bvprobe', 'type', 'vlan', 'id', '9'], { encoding: 'utf8' });
     if (probe.status !== 0)
       return [{ section: 'vlan', name: 'ADD, DEL', ours: Number.NaN, n: 0, note: `not measured: this kernel cannot make a vlan (${probe.stderr.trim()})` }];

@@ -82,6 +82,8 @@ t.test('linkInContainer: the master is in the pod', { skip }, async (t) => {
   const { node, dataDir } = await makeTopology(t);
   const pod = await makePod(t);
   await run('ip', ['-n', pod.name, 'link', 'add', 'pmaster', 'type', 'veth', 'peer', 'name', 'ppeer']);
+  // up: a vlan cannot come up on a master that is down
+  await run('ip', ['-n', pod.name, 'link', 'set', 'pmaster', 'up']);
   const att = vlanAttachment(vlanConflist('1.0.0', vlanPlugin(dataDir, { master: 'pmaster', linkInContainer: true, vlanId: 7 })), { node, pod, id: 'vlan-in' });
   await att.add();
   const eth0 = await link(pod.name, 'eth0');

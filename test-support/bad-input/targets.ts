@@ -334,7 +334,11 @@ export const TARGETS: readonly Target[] = [
     badStrings: { master: [''], 'ipam.ranges[0][0].subnet': CIDRS },
     // above the master's 1500: refused once the master is found, before the link is made
     badNumbers: { vlanId: [-1, 4095, 2 ** 31], mtu: [-1, 1501, 2 ** 31] },
-    setup: (w) => run('ip', ['-n', w.node, 'link', 'add', 'vlbi0', 'type', 'veth', 'peer', 'name', 'vlbi1']).then(() => undefined),
+    // up: the kernel refuses to bring a vlan up on a master that is down (ENETDOWN)
+    setup: async (w) => {
+      await run('ip', ['-n', w.node, 'link', 'add', 'vlbi0', 'type', 'veth', 'peer', 'name', 'vlbi1']);
+      await run('ip', ['-n', w.node, 'link', 'set', 'vlbi0', 'up']);
+    },
     kernelLink: 'kernel-vlan',
   },
   {
