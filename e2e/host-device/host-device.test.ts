@@ -77,6 +77,12 @@ t.test('no IPAM: the device moves and comes back, the result names it only', { s
   await att.check();
   await att.del();
   t.ok(await link(node.name, HD_DEVICE), 'back');
+  // 0.1.0 and 0.2.0 results carry addresses only: refused before the device moves.
+  for (const v of ['0.1.0', '0.2.0']) {
+    const old = hdAttachment(hdConflist(v, hdPlugin(undefined)), { node, pod, id: `hd-l2-${v}` });
+    await t.rejects(old.add(), { code: 1, message: 'cannot convert: no valid IP addresses' }, `${v}: code 1`);
+    t.ok(await link(node.name, HD_DEVICE), `${v}: the device stays on the node`);
+  }
 });
 
 t.test('found by MAC (hwaddr), in any of the forms Go reads', { skip: needsRoot }, async (t) => {

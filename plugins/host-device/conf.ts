@@ -84,6 +84,12 @@ function parseConf(req: CniRequest, o: LoadOptions): HostDeviceConf {
       if (!o.forDel) throw new Error(`error with host device: ${(err as Error).message}`, { cause: err });
     }
   }
+  const ipamType = raw.ipam?.type ?? '';
+  // Without IPAM the result has no address, which a 0.1.0 or 0.2.0 result cannot express: the
+  // reference finds out when printing, after moving the device, and leaves it in the pod.
+  if (ipamType === '' && req.command === 'ADD' && (req.cniVersion === '0.1.0' || req.cniVersion === '0.2.0')) {
+    throw new CniError(ErrorCode.IncompatibleCNIVersion, 'cannot convert: no valid IP addresses');
+  }
   const dns = cleanDNS(raw.dns);
-  return Object.freeze({ device, hwaddr, kernelpath, pciBusID, auxDevice, dpdkMode, ipamType: raw.ipam?.type ?? '', ...(dns && { dns }) });
+  return Object.freeze({ device, hwaddr, kernelpath, pciBusID, auxDevice, dpdkMode, ipamType, ...(dns && { dns }) });
 }
