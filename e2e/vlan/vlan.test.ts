@@ -148,7 +148,8 @@ t.test('DEL after the netns is gone, and after the master is gone, releases the 
   await makeSwitch(t, node);
   const [p1, p2] = [await makePod(t), await makePod(t)];
   const gone = vlanAttachment(vlanConflist('1.0.0', vlanPlugin(dataDir)), { node, pod: p1, id: 'vlan-gone' });
-  const orphan = vlanAttachment(vlanConflist('1.0.0', vlanPlugin(dataDir)), { node, pod: p2, id: 'vlan-orphan' });
+  // another VLAN ID: a master carries each ID once (the kernel answers EEXIST)
+  const orphan = vlanAttachment(vlanConflist('1.0.0', vlanPlugin(dataDir, { vlanId: VLAN_ID + 1 })), { node, pod: p2, id: 'vlan-orphan' });
   await gone.add();
   await orphan.add();
   t.equal(ipFiles(dataDir, VLAN_NETWORK).length, 2, 'control: two addresses');
