@@ -139,6 +139,22 @@ export const REGISTRY = {
     capabilities: ['mac'],
     bench: 'bench/tap.ts',
   },
+  vlan: {
+    kind: 'main',
+    main: () => import('./vlan/main.ts'),
+    conf: () => import('./vlan/conf.ts').then(load),
+    usesIpam: true,
+    capabilities: [],
+    bench: 'bench/vlan.ts',
+  },
+  'host-device': {
+    kind: 'main',
+    main: () => import('./host-device/main.ts'),
+    conf: () => import('./host-device/conf.ts').then(load),
+    usesIpam: true,
+    capabilities: ['deviceID'],
+    bench: 'bench/host-device.ts',
+  },
   'cni-run': { kind: 'tool', module: 'tools/cni-run.ts' },
   'cni-ts': { kind: 'tool', module: 'tools/cni-ts.ts' },
 } as const satisfies Record<string, ProgramEntry>;

@@ -65,6 +65,7 @@ const controlNotes: Record<string, string> = {};
 const outcomes = await runSuite({
   ...o,
   onFail: (f) => console.log(`FAIL seed=${o.seed} id=${JSON.stringify(f.id)}: ${f.problems.join('; ')}`),
+  onKernelSkip: (plugin, reason) => console.log(`SKIP ${plugin}: ${reason} (its cases run in the kernel lab)`),
   onControlNote: (plugin, note) => {
     if (controlNotes[plugin] === undefined) console.log(`NOTE ${note.replace(/\s+/g, ' ').slice(0, 400)} (its cases run anyway)`);
     controlNotes[plugin] ??= note;

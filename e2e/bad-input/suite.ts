@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { selectCases, type Case } from './cases.ts';
 import { runBatch, type Impl, type Outcome } from './runner.ts';
 import { TARGETS } from '../../test-support/bad-input/targets.ts';
+import { kernelLacks } from './kernel-gate.ts';
 
 export interface SuiteOptions {
   readonly seed: number;
@@ -17,11 +18,21 @@ export interface SuiteOptions {
   /** see Impl.lenientCheck */
   readonly lenientCheck?: boolean;
   readonly onControlNote?: Impl['onControlNote'];
+  /** a target left out because the kernel lacks the link kind it makes, with the reason */
+  readonly onKernelSkip?: (plugin: string, reason: string) => void;
 }
 
 export async function runSuite(o: SuiteOptions): Promise<Outcome[]> {
   // A plugin the directory does not have is left out (portmap on an old reference install).
-  const targets = TARGETS.filter((t) => (o.plugins === undefined || o.plugins.includes(t.plugin)) && existsSync(join(o.pluginDir, t.plugin)));
+  const present = TARGETS.filter((t) => (o.plugins === undefined || o.plugins.includes(t.plugin)) && existsSync(join(o.pluginDir, t.plugin)));
+  // A plugin whose link kind this kernel lacks cannot pass its positive control: its cases run
+  // in the kernel lab.
+  const targets = [];
+  for (const t of present) {
+    const lacks = t.onlyWithLink === undefined ? undefined : await kernelLacks(t.onlyWithLink);
+    if (lacks === undefined) targets.push(t);
+    else o.onKernelSkip?.(t.plugin, lacks);
+  }
   const cases = selectCases(targets, o.seed, { ...(o.count !== undefined && { count: o.count }), ...(o.ids && { ids: o.ids }) });
   const size = o.batchSize ?? 40;
   const batches: { t: (typeof targets)[number]; cases: Case[] }[] = [];

@@ -13,7 +13,9 @@ export { createBridge, setBridgePortOptions, type BridgePortOptions, type NewBri
 export { createVeth, randomVethName, setupVeth, VethError, type VethEnd, type VethPair, type VethSpec } from './veth.ts';
 export { addPortVlans, clearPortVlans, planVlanRuns, VLAN_MAX, VLAN_MIN, type PortVlans, type VlanRun } from './bridge-vlan.ts';
 export { setLinkAllmulti, setLinkMac, setLinkMaster, setLinkPromisc, setLinkTxqlen } from './link-set.ts';
-export { bridgePortFlags, bridgeVlanFiltering, getLinkDetail, type LinkDetail } from './link-detail.ts';
+export { bridgePortFlags, bridgeVlanFiltering, getLinkDetail, listLinkDetails, vlanIdOf, type LinkDetail } from './link-detail.ts';
+// vlan links, and moving, renaming and aliasing a link (vlan, host-device).
+export { changeLink, createVlan, type LinkChange, type NewVlan } from './link-change.ts';
 export { waitOperUp, OperStateError, OPER_UP_BACKOFF_MS } from './wait-oper.ts';
 // Routes, address settling, and configuring a container interface from a result.
 export { addRoute, deleteRoute, listRoutes, type RouteInfo, type RouteSpec } from './route.ts';

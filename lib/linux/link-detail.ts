@@ -3,6 +3,7 @@
 import type { LinkMessage } from 'netlink/dist/rt/structs.js';
 import { toLinkInfo, type LinkInfo } from './link-parse.ts';
 import { getLinkMessageByName } from './link.ts';
+import { nl } from './netlink-error.ts';
 import type { Netns } from './netns.ts';
 import { attrText, decodeAttrs, findAttr, type RawAttr } from './nl-codec.ts';
 
@@ -27,6 +28,8 @@ export interface LinkDetail extends LinkInfo {
   /** IFLA_INFO_SLAVE_KIND: 'bridge' for a bridge port */
   slaveKind?: string;
   slaveData: RawAttr[];
+  /** IFLA_IFALIAS; absent when unset */
+  alias?: string;
 }
 
 export function toLinkDetail(msg: LinkMessage): LinkDetail {
@@ -45,12 +48,27 @@ export function toLinkDetail(msg: LinkMessage): LinkDetail {
   };
   if (link && link.length >= 4) d.peerIndex = link.readUInt32LE(0);
   if (slaveKind) d.slaveKind = attrText(slaveKind);
+  if (msg.attrs.ifalias) d.alias = msg.attrs.ifalias;
   return d;
 }
 
 export async function getLinkDetail(ns: Netns, name: string): Promise<LinkDetail | undefined> {
   const msg = await getLinkMessageByName(ns, name);
   return msg && toLinkDetail(msg);
+}
+
+/** Every link of the namespace, in detail (host-device looks links up by alias). */
+export async function listLinkDetails(ns: Netns): Promise<LinkDetail[]> {
+  const msgs = await nl('RTM_GETLINK', () => ns.rtnl.getLinks());
+  return msgs.map(toLinkDetail);
+}
+
+const IFLA_VLAN_ID = 1;
+
+/** A vlan link's VLAN ID (IFLA_VLAN_ID); undefined for any other kind. */
+export function vlanIdOf(d: LinkDetail): number | undefined {
+  if (d.kind !== 'vlan') return undefined;
+  return d.infoData.find((a) => a.type === IFLA_VLAN_ID)?.value.readUInt16LE(0);
 }
 
 const u8 = (attrs: readonly RawAttr[], type: number): number | undefined => attrs.find((a) => a.type === type)?.value.readUInt8(0);

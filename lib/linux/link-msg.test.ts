@@ -1,7 +1,7 @@
 // Expected bytes are those iproute2 sends for the same request (captured with strace), or,
 // where our attribute order differs, the same attributes compared as a tree.
 import t from 'tap';
-import { encodeBridgePortOptions, encodeBridgeVlans, encodeNewBridge, encodeNewVeth } from './link-msg.ts';
+import { encodeBridgePortOptions, encodeBridgeVlans, encodeLinkChange, encodeNewBridge, encodeNewVeth, encodeNewVlan } from './link-msg.ts';
 import { decodeAttrs } from './nl-codec.ts';
 
 const hex = (b: Buffer): string => b.toString('hex');
@@ -99,4 +99,38 @@ t.test('bridge VLANs: a run is a RANGE_BEGIN/RANGE_END pair; PVID never spans a 
       [16, 302],
     ],
   );
+});
+
+t.test('vlan: `ip link add link <index 3> name vl5 mtu 1400 type vlan id 100`', async (t) => {
+  const ours = encodeNewVlan({ name: 'vl5', parentIndex: 3, vlanId: 100, mtu: 1400 });
+  // captured: the payload of iproute2's RTM_NEWLINK (NLM_F_CREATE|NLM_F_EXCL)
+  const iproute2 = Buffer.from(
+    '00000000000000000000000000000000' +
+      '0800040078050000' +
+      '0800050003000000' +
+      '08000300766c3500' +
+      '18001200' +
+      '08000100766c616e' +
+      '0c000200' +
+      '0600010064000000',
+    'hex',
+  );
+  t.equal(hex(ours.subarray(0, IFINFO)), hex(iproute2.subarray(0, IFINFO)), 'an empty ifinfomsg');
+  t.same(tree(ours.subarray(IFINFO)), tree(iproute2.subarray(IFINFO)), 'the same attributes: MTU, IFLA_LINK, name, kind vlan, IFLA_VLAN_ID 100');
+  const inPod = tree(encodeNewVlan({ name: 'tmp1', parentIndex: 7, vlanId: 0, netnsFd: 12 }).subarray(IFINFO));
+  t.equal(inPod['28'], '0c000000', 'IFLA_NET_NS_FD: the link is born in the pod');
+  t.notOk('4' in inPod, 'no MTU attribute for the default');
+  t.same(inPod['18'], { '1': hex(Buffer.from('vlan')), '2': { '1': '0000' } }, 'VLAN 0 is sent');
+  for (const vlanId of [-1, 4095, 1.5]) t.throws(() => encodeNewVlan({ name: 'x', parentIndex: 1, vlanId }), RangeError, `vlan ${vlanId} refused`);
+});
+
+t.test('link change: `ip link set dev <index 2> alias orig0`, `alias ""`, `netns <fd 4> name eth7`', async (t) => {
+  const captured = {
+    alias: '00000000' + '02000000' + '0000000000000000' + '090014006f72696730000000',
+    unalias: '00000000' + '02000000' + '0000000000000000' + '04001400',
+    move: '00000000' + '02000000' + '0000000000000000' + '08001c0004000000' + '0900030065746837' + '00000000',
+  };
+  t.equal(hex(encodeLinkChange(2, { alias: 'orig0' })), captured.alias, 'set the alias, byte for byte');
+  t.equal(hex(encodeLinkChange(2, { alias: '' })), captured.unalias, 'clear it with a zero-length attribute');
+  t.equal(hex(encodeLinkChange(2, { netnsFd: 4, name: 'eth7' })), captured.move, 'move and rename in one request');
 });

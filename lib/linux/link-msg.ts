@@ -137,3 +137,59 @@ export function encodeBridgeVlans(index: number, runs: readonly VlanRun[]): Buff
   }
   return Buffer.concat([encodeIfInfoMsg({ family: AF_BRIDGE, index }), encodeAttrs([attrNest(IFLA_AF_SPEC, spec)])]);
 }
+
+const IFLA_LINK = 5;
+const IFLA_IFALIAS = 20;
+const IFLA_VLAN_ID = 1;
+
+export interface NewVlan {
+  name: string;
+  /** the master's index, counted in the netns of the socket that sends the request */
+  parentIndex: number;
+  /** 0…4094 */
+  vlanId: number;
+  /** 0 or absent: the master's */
+  mtu?: number;
+  /** create the link straight in this netns (an open nsfs fd); default: the socket's */
+  netnsFd?: number;
+}
+
+/**
+ * `ip link add link <master> name <name> [mtu N] type vlan id <vid>`, with IFLA_NET_NS_FD when
+ * the link is to be born in another netns (the reference's netlink.LinkAdd with Namespace set):
+ * the kernel resolves IFLA_LINK in the socket's netns and registers the link in the target.
+ */
+export function encodeNewVlan(v: NewVlan): Buffer {
+  if (!Number.isInteger(v.vlanId) || v.vlanId < 0 || v.vlanId > 4094) throw new RangeError(`invalid VLAN ID ${v.vlanId}`);
+  const attrs: Attr[] = [];
+  if (v.mtu) attrs.push(attrU32(IFLA_MTU, v.mtu));
+  attrs.push(attrU32(IFLA_LINK, v.parentIndex), attrString(IFLA_IFNAME, v.name));
+  if (v.netnsFd !== undefined) attrs.push(attrU32(IFLA_NET_NS_FD, v.netnsFd));
+  attrs.push(attrNest(IFLA_LINKINFO, [attrString(IFLA_INFO_KIND, 'vlan'), attrNest(IFLA_INFO_DATA, [attrU16(IFLA_VLAN_ID, v.vlanId)])]));
+  return Buffer.concat([encodeIfInfoMsg(), encodeAttrs(attrs)]);
+}
+
+export interface LinkChange {
+  /** move the link into this netns (an open nsfs fd) */
+  netnsFd?: number;
+  /** its new name (in the target netns when it moves) */
+  name?: string;
+  /** IFLA_IFALIAS; '' removes the alias (a zero-length attribute, as `ip link set … alias ""` sends) */
+  alias?: string;
+}
+
+/**
+ * `ip link set dev <index> [netns <fd>] [name <name>] [alias <alias>]`: RTM_NEWLINK without
+ * NLM_F_CREATE on an existing link, as iproute2 sends it. With both a netns and a name the
+ * kernel moves the link (under the new name when the old one is taken there) and then renames
+ * it inside the target netns.
+ */
+export function encodeLinkChange(index: number, c: LinkChange): Buffer {
+  const attrs: Attr[] = [];
+  if (c.netnsFd !== undefined) attrs.push(attrU32(IFLA_NET_NS_FD, c.netnsFd));
+  if (c.name !== undefined) attrs.push(attrString(IFLA_IFNAME, c.name));
+  // Without a NUL, as iproute2 and the reference's netlink library send it: the kernel stores
+  // exactly the attribute's bytes, and none clears the alias.
+  if (c.alias !== undefined) attrs.push(attrBytes(IFLA_IFALIAS, Buffer.from(c.alias, 'utf8')));
+  return Buffer.concat([encodeIfInfoMsg({ index }), encodeAttrs(attrs)]);
+}

@@ -17,10 +17,11 @@ cd "$(dirname "$0")/../.."
 missing() { echo "prerequisite missing: $*" >&2; exit 1; }
 log() { echo "prereqs: $*" >&2; }
 
+# tcpdump: e2e/vlan/vlan.test.ts reads the 802.1Q tag of frames on the wire.
 # podman (4.3, CNI backend) with runc, and busybox-static for its image: e2e/runtimes/podman.test.ts. Its
 # dependencies come along (conmon, crun, containers-common); nothing is started (the package
 # only enables systemd units), and its one file under /etc/cni/net.d is not read by the tests.
-packages=(iproute2 nftables iptables iperf3 iputils-ping containernetworking-plugins kmod procps strace podman runc busybox-static)
+packages=(iproute2 nftables iptables iperf3 iputils-ping containernetworking-plugins kmod procps strace podman runc busybox-static tcpdump)
 command -v dpkg-query >/dev/null 2>&1 || missing "Debian packages ${packages[*]}: dpkg-query not found (the tests expect Debian)"
 updated=
 install_packages() {

@@ -15,6 +15,12 @@ import { dummyConfSchema } from '../../plugins/dummy/conf.ts';
 import { tapConfSchema } from '../../plugins/tap/conf.ts';
 import { tuningConfSchema } from '../../plugins/tuning/conf.ts';
 import { CHAIN, prepareBridgeLike, type ChainWorld } from './chain-prep.ts';
+import { hostDeviceConfSchema } from '../../plugins/host-device/conf.ts';
+import { vlanConfSchema } from '../../plugins/vlan/conf.ts';
+import { run } from '../sh.ts';
+
+/** The link kinds a kernel may lack (e2e/helpers/impl.ts probes them). */
+export type KernelLinkFeature = 'kernel-ipvlan' | 'kernel-vlan' | 'kernel-dummy' | 'kernel-vrf';
 
 export interface Ctx {
   /** host-local's dataDir for this batch */
@@ -66,6 +72,13 @@ export interface Target {
    * EOPNOTSUPP, its DEL succeed, and CHECK cases get `standIn(podPath)` as their prevResult.
    */
   readonly kernelLink?: { readonly kind: string; readonly standIn: (podPath: string) => Record<string, unknown> };
+  /**
+   * What a plugin that runs first needs in the batch's node before its valid config can succeed
+   * (host-device: the device it moves; vlan: its master). Unlike `prepare`, no prevResult.
+   */
+  readonly setup?: (w: ChainWorld) => Promise<void>;
+  /** a link kind the plugin makes that a kernel may lack: its cases run only where the kernel has it (the kernel lab) */
+  readonly onlyWithLink?: KernelLinkFeature;
 }
 
 const HUGE = 'a'.repeat(1 << 20);
@@ -358,6 +371,52 @@ export const TARGETS: readonly Target[] = [
     },
     // the tun driver's range is 68..65521; owner and group are Go uint32s
     badNumbers: { mtu: [-1, 67, 65522, 2 ** 53], owner: [-1, 2 ** 32, 2 ** 53], group: [-1, 2 ** 32] },
+  },
+  {
+    plugin: 'vlan',
+    schemas: () => [vlanConfSchema(), hostLocalSchema()],
+    base: (c) => ({
+      cniVersion: '1.0.0',
+      name: c.name,
+      type: 'vlan',
+      master: 'vlbi0',
+      vlanId: 100,
+      mtu: 1400,
+      ipam: { type: 'host-local', dataDir: c.dataDir, ranges: [[{ subnet: '10.88.0.0/24' }]] },
+    }),
+    usesNetns: true,
+    readsCniArgs: true,
+    delReadsConfig: true,
+    badStrings: { master: [''], 'ipam.ranges[0][0].subnet': CIDRS },
+    // above the master's 1500: refused once the master is found, before the link is made
+    badNumbers: { vlanId: [-1, 4095, 2 ** 31], mtu: [-1, 1501, 2 ** 31] },
+    // up: the kernel refuses to bring a vlan up on a master that is down (ENETDOWN)
+    setup: async (w) => {
+      await run('ip', ['-n', w.node, 'link', 'add', 'vlbi0', 'type', 'veth', 'peer', 'name', 'vlbi1']);
+      await run('ip', ['-n', w.node, 'link', 'set', 'vlbi0', 'up']);
+    },
+    onlyWithLink: 'kernel-vlan',
+  },
+  {
+    plugin: 'host-device',
+    schemas: () => [hostDeviceConfSchema(), hostLocalSchema()],
+    base: (c) => ({
+      cniVersion: '1.0.0',
+      name: c.name,
+      type: 'host-device',
+      device: 'hdbi0',
+      ipam: { type: 'host-local', dataDir: c.dataDir, ranges: [[{ subnet: '10.89.0.0/24' }]] },
+    }),
+    usesNetns: true,
+    readsCniArgs: true,
+    delReadsConfig: true,
+    badStrings: {
+      // a bus address is one path component; a deviceID names a device sysfs lists
+      pciBusID: ['a/b', '.', '..'],
+      'runtimeConfig.deviceID': ['nope', '../devices', 'a/b', HUGE],
+      'ipam.ranges[0][0].subnet': CIDRS,
+    },
+    setup: (w) => run('ip', ['-n', w.node, 'link', 'add', 'hdbi0', 'type', 'veth', 'peer', 'name', 'hdbi1']).then(() => undefined),
   },
 ];
 
