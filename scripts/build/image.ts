@@ -1,0 +1,132 @@
+// Builds the OCI image (`npm run image`) offline with Podman: `FROM scratch`, with the Bun form
+// (dist/bun/cni-ts and its starter under every program's name, in IMAGE_BIN_DIR), the shared
+// objects the Bun binary loads (found by ldd) with their loader, and nothing else: no shell, no
+// /etc. Its entrypoint is the installer (`cni-ts install`), which copies the programs onto the
+// node and writes the network's conflist (deploy/daemonset.yaml, docs/deploy.md).
+//
+//   npm run image [-- --force]
+//
+// The Bun form is rebuilt first when it is older than the sources (scripts/build/source-stamp.ts).
+// The image is tagged `localhost/cni-ts:<version>` (imageTag) and `…:<version>-src.<digest>`
+// (sourceTag); when the second already exists, that build is current and is only tagged again
+// (`--force` builds anyway). Of the source-tagged builds, the newest KEEP stay in Podman's
+// storage and older ones are removed: they are this script's own, and each is a full copy.
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, linkSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { PROGRAM_NAMES } from '../../plugins/registry.ts';
+import { root } from './bundle.ts';
+import { builtBunDigest, IMAGE_ENTRYPOINT, IMAGE_REPO, imageTag, packageVersion, sourceTag } from './image-name.ts';
+import { LddError, libsFromLdd, planRootfs } from './image-rootfs.ts';
+import { staleness } from './source-stamp.ts';
+
+const KEEP = 3;
+const work = join(root, '.cache', 'image');
+const binary = join(root, 'dist', 'bun', 'cni-ts');
+const starter = join(root, 'dist', 'bun', 'starter');
+
+class ImageBuildError extends Error {}
+
+function sh(cmd: string, args: readonly string[], o: { inherit?: boolean } = {}): { code: number; stdout: string; stderr: string } {
+  const r = spawnSync(cmd, args, { cwd: root, encoding: 'utf8', stdio: o.inherit ? 'inherit' : 'pipe', maxBuffer: 64 << 20 });
+  if (r.error) throw new ImageBuildError(`${cmd}: ${r.error.message}`, { cause: r.error });
+  return { code: r.status ?? 1, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
+}
+
+function must(cmd: string, args: readonly string[]): string {
+  const r = sh(cmd, args);
+  if (r.code !== 0) throw new ImageBuildError(`${cmd} ${args.join(' ')} failed (exit ${r.code}): ${r.stderr.trim()}`);
+  return r.stdout;
+}
+
+function ensureBunForm(): string {
+  const why = staleness('bun');
+  if (why !== undefined) {
+    console.error(`npm run image: the Bun form is stale (${why}): npm run build:bun`);
+    if (sh('npm', ['run', '--silent', 'build:bun'], { inherit: true }).code !== 0) throw new ImageBuildError('npm run build:bun failed');
+  }
+  const digest = builtBunDigest();
+  if (digest === undefined) throw new ImageBuildError('dist/.sources-bun is missing after npm run build:bun');
+  return digest;
+}
+
+/** The build context: rootfs/ (the image's files) and the Containerfile. */
+function writeContext(digest: string): { files: number; libs: string[] } {
+  rmSync(work, { recursive: true, force: true });
+  const rootfs = join(work, 'rootfs');
+  const libs = libsFromLdd(must('ldd', [binary]));
+  const entries = planRootfs({ binary, starter, programs: PROGRAM_NAMES, libs });
+  for (const e of entries) {
+    const dest = join(rootfs, e.path);
+    mkdirSync(dirname(dest), { recursive: true });
+    if ('from' in e)
+      copyFileSync(realpathSync(e.from), dest); // keeps the mode; a symlinked library as its target
+    else linkSync(join(rootfs, e.linkOf), dest);
+  }
+  const labels = { 'org.opencontainers.image.title': 'cni-ts', 'org.opencontainers.image.version': packageVersion(), 'io.cni-ts.source-digest': digest };
+  writeFileSync(
+    join(work, 'Containerfile'),
+    [
+      'FROM scratch',
+      'COPY rootfs/ /',
+      ...Object.entries(labels).map(([k, v]) => `LABEL ${k}=${JSON.stringify(v)}`),
+      `ENTRYPOINT ${JSON.stringify(IMAGE_ENTRYPOINT)}`,
+      '',
+    ].join('\n'),
+  );
+  return { files: entries.length, libs };
+}
+
+interface ImageRow {
+  Id: string;
+  Names?: string[];
+  Created: number;
+}
+
+/** Removes the source-tagged builds of this repo but the newest KEEP (and the one just made). */
+function pruneOldBuilds(current: string): void {
+  const rows = JSON.parse(must('podman', ['images', '--format', 'json', '--filter', `reference=${IMAGE_REPO}`])) as ImageRow[];
+  const built = rows.filter((r) => (r.Names ?? []).some((n) => n.startsWith(`${IMAGE_REPO}:`) && n.includes('-src.'))).sort((a, b) => b.Created - a.Created);
+  for (const old of built.slice(KEEP)) {
+    if ((old.Names ?? []).includes(current)) continue;
+    // only our own tags are untagged; the image goes when no tag is left
+    const ours = (old.Names ?? []).filter((n) => n.startsWith(`${IMAGE_REPO}:`) && n.includes('-src.'));
+    for (const n of ours) sh('podman', ['untag', old.Id, n]);
+    if (ours.length === (old.Names ?? []).length) sh('podman', ['rmi', old.Id]);
+  }
+}
+
+function sizeOf(tag: string): number {
+  return Number(must('podman', ['image', 'inspect', '--format', '{{.Size}}', tag]).trim());
+}
+
+function main(argv: readonly string[]): void {
+  const force = argv.includes('--force');
+  const unknown = argv.filter((a) => a !== '--force');
+  if (unknown.length > 0) throw new ImageBuildError(`unknown argument ${unknown.join(' ')} (usage: npm run image [-- --force])`);
+  const started = Date.now();
+  const digest = ensureBunForm();
+  const [tag, srcTag] = [imageTag(), sourceTag(digest)];
+  let what: string;
+  if (!force && sh('podman', ['image', 'exists', srcTag]).code === 0) {
+    must('podman', ['tag', srcTag, tag]);
+    what = `up to date: ${srcTag} is the build of these sources`;
+  } else {
+    const { files, libs } = writeContext(digest);
+    const b = sh('podman', ['build', '--pull=never', '--network=none', '--tag', tag, '--tag', srcTag, '--file', join(work, 'Containerfile'), work]);
+    if (b.code !== 0) throw new ImageBuildError(`podman build failed (exit ${b.code}):\n${b.stdout}${b.stderr}`);
+    rmSync(join(work, 'rootfs'), { recursive: true, force: true });
+    what = `built from dist/bun: ${files} files (cni-ts, the starter under ${PROGRAM_NAMES.length} names, ${libs.join(', ')})`;
+    pruneOldBuilds(srcTag);
+  }
+  const mb = (sizeOf(tag) / 1e6).toFixed(1);
+  console.log(`${tag} (${srcTag}), ${mb} MB, ${what}; entrypoint ${IMAGE_ENTRYPOINT.join(' ')} [${((Date.now() - started) / 1000).toFixed(1)} s]`);
+}
+
+try {
+  main(process.argv.slice(2));
+} catch (e) {
+  if (!(e instanceof ImageBuildError) && !(e instanceof LddError)) throw e;
+  console.error(`npm run image: ${e.message}`);
+  process.exitCode = 1;
+}
