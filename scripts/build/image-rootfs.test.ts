@@ -28,7 +28,10 @@ t.test('ldd: a library not found, or a line not understood, fails the build', as
     () => libsFromLdd('\tlibfoo.so.1 => not found\n\tlibc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x00007f5292a59000)\n'),
     new LddError('ldd: libfoo.so.1 not found'),
   );
-  t.throws(() => libsFromLdd('ldd: exited with unknown exit code (139)\n'), LddError);
+  t.throws(
+    () => libsFromLdd('ldd: exited with unknown exit code (139)\n'),
+    new LddError('ldd: a line not understood: "ldd: exited with unknown exit code (139)"'),
+  );
 });
 
 t.test('the rootfs: the binary, the starter once, the other names as its hard links, then the libraries', async (t) => {
