@@ -1,8 +1,7 @@
 // The OCI image's names and layout, apart from its build (scripts/build/image.ts) so that what
-// names the image (deploy/daemonset.yaml's test, the image e2e tests) imports them without
-// building anything. The tag follows package.json's version; a second tag carries the digest of
-// the sources the Bun binary inside was built from (scripts/build/source-stamp.ts), so a test
-// runs the image of the tree it belongs to and `npm run image` knows when it has nothing to do.
+// names the image (deploy/daemonset.yaml's test) imports them without building anything. The tag
+// follows package.json's version; a second tag carries a digest of the image's files, so
+// `npm run image` knows when it has nothing to do, and a build of other files never reuses it.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -29,11 +28,14 @@ export function imageTag(version = packageVersion()): string {
   return `${IMAGE_REPO}:${version}`;
 }
 
-/** The tag of one build of the sources: `localhost/cni-ts:<version>-src.<first 12 hex of the source digest>`. */
-export function sourceTag(digest: string, version = packageVersion()): string {
-  if (!/^[0-9a-f]{12,}$/.test(digest)) throw new Error(`not a source digest: ${JSON.stringify(digest)}`);
-  return `${IMAGE_REPO}:${version}-src.${digest.slice(0, 12)}`;
+/** The tag of one build: `localhost/cni-ts:<version>-files.<first 12 hex of the digest of its files>`. */
+export function buildTag(digest: string, version = packageVersion()): string {
+  if (!/^[0-9a-f]{12,}$/.test(digest)) throw new Error(`not a digest: ${JSON.stringify(digest)}`);
+  return `${IMAGE_REPO}:${version}-files.${digest.slice(0, 12)}`;
 }
+
+/** Whether `name` is a build tag of ours (`npm run image` keeps the newest few). */
+export const isBuildTag = (name: string): boolean => name.startsWith(`${IMAGE_REPO}:`) && name.includes('-files.');
 
 /** The source digest dist/bun was built from (written by npm run build:bun), or undefined when there is none. */
 export function builtBunDigest(root = ROOT): string | undefined {

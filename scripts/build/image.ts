@@ -7,17 +7,19 @@
 //   npm run image [-- --force]
 //
 // The Bun form is rebuilt first when it is older than the sources (scripts/build/source-stamp.ts).
-// The image is tagged `localhost/cni-ts:<version>` (imageTag) and `…:<version>-src.<digest>`
-// (sourceTag); when the second already exists, that build is current and is only tagged again
-// (`--force` builds anyway). Of the source-tagged builds, the newest KEEP stay in Podman's
-// storage and older ones are removed: they are this script's own, and each is a full copy.
+// The image is tagged `localhost/cni-ts:<version>` (imageTag) and `…:<version>-files.<digest>`
+// (buildTag: a digest of its files and Containerfile); when that second tag exists, the build is
+// current and is only tagged again (`--force` builds anyway). Of those build tags the newest KEEP
+// stay in Podman's storage and older ones are removed: they are this script's own, and each
+// holds a full copy of the binary.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, linkSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { copyFileSync, linkSync, mkdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { PROGRAM_NAMES } from '../../plugins/registry.ts';
 import { root } from './bundle.ts';
-import { builtBunDigest, IMAGE_ENTRYPOINT, IMAGE_REPO, imageTag, packageVersion, sourceTag } from './image-name.ts';
-import { LddError, libsFromLdd, planRootfs } from './image-rootfs.ts';
+import { buildTag, builtBunDigest, IMAGE_ENTRYPOINT, IMAGE_REPO, imageTag, isBuildTag, packageVersion } from './image-name.ts';
+import { LddError, libsFromLdd, planRootfs, type RootfsEntry } from './image-rootfs.ts';
 import { staleness } from './source-stamp.ts';
 
 const KEEP = 3;
@@ -50,12 +52,33 @@ function ensureBunForm(): string {
   return digest;
 }
 
+function containerfile(sourceDigest: string): string {
+  const labels = { 'org.opencontainers.image.title': 'cni-ts', 'org.opencontainers.image.version': packageVersion(), 'io.cni-ts.source-digest': sourceDigest };
+  return [
+    'FROM scratch',
+    'COPY rootfs/ /',
+    ...Object.entries(labels).map(([k, v]) => `LABEL ${k}=${JSON.stringify(v)}`),
+    `ENTRYPOINT ${JSON.stringify(IMAGE_ENTRYPOINT)}`,
+    '',
+  ].join('\n');
+}
+
+/** A digest of what the image would hold: each file's path, mode and bytes (or the file it links), and the Containerfile. */
+function digestOf(entries: readonly RootfsEntry[], file: string): string {
+  const h = createHash('sha256');
+  for (const e of entries) {
+    h.update(`${e.path}\0`);
+    if ('from' in e) h.update(`${statSync(e.from).mode.toString(8)}\0`).update(readFileSync(realpathSync(e.from)));
+    else h.update(`link ${e.linkOf}`);
+    h.update('\0');
+  }
+  return h.update(file).digest('hex');
+}
+
 /** The build context: rootfs/ (the image's files) and the Containerfile. */
-function writeContext(digest: string): { files: number; libs: string[] } {
+function writeContext(entries: readonly RootfsEntry[], file: string): void {
   rmSync(work, { recursive: true, force: true });
   const rootfs = join(work, 'rootfs');
-  const libs = libsFromLdd(must('ldd', [binary]));
-  const entries = planRootfs({ binary, starter, programs: PROGRAM_NAMES, libs });
   for (const e of entries) {
     const dest = join(rootfs, e.path);
     mkdirSync(dirname(dest), { recursive: true });
@@ -63,18 +86,7 @@ function writeContext(digest: string): { files: number; libs: string[] } {
       copyFileSync(realpathSync(e.from), dest); // keeps the mode; a symlinked library as its target
     else linkSync(join(rootfs, e.linkOf), dest);
   }
-  const labels = { 'org.opencontainers.image.title': 'cni-ts', 'org.opencontainers.image.version': packageVersion(), 'io.cni-ts.source-digest': digest };
-  writeFileSync(
-    join(work, 'Containerfile'),
-    [
-      'FROM scratch',
-      'COPY rootfs/ /',
-      ...Object.entries(labels).map(([k, v]) => `LABEL ${k}=${JSON.stringify(v)}`),
-      `ENTRYPOINT ${JSON.stringify(IMAGE_ENTRYPOINT)}`,
-      '',
-    ].join('\n'),
-  );
-  return { files: entries.length, libs };
+  writeFileSync(join(work, 'Containerfile'), file);
 }
 
 interface ImageRow {
@@ -86,11 +98,11 @@ interface ImageRow {
 /** Removes the source-tagged builds of this repo but the newest KEEP (and the one just made). */
 function pruneOldBuilds(current: string): void {
   const rows = JSON.parse(must('podman', ['images', '--format', 'json', '--filter', `reference=${IMAGE_REPO}`])) as ImageRow[];
-  const built = rows.filter((r) => (r.Names ?? []).some((n) => n.startsWith(`${IMAGE_REPO}:`) && n.includes('-src.'))).sort((a, b) => b.Created - a.Created);
+  const built = rows.filter((r) => (r.Names ?? []).some(isBuildTag)).sort((a, b) => b.Created - a.Created);
   for (const old of built.slice(KEEP)) {
     if ((old.Names ?? []).includes(current)) continue;
     // only our own tags are untagged; the image goes when no tag is left
-    const ours = (old.Names ?? []).filter((n) => n.startsWith(`${IMAGE_REPO}:`) && n.includes('-src.'));
+    const ours = (old.Names ?? []).filter(isBuildTag);
     for (const n of ours) sh('podman', ['untag', old.Id, n]);
     if (ours.length === (old.Names ?? []).length) sh('podman', ['rmi', old.Id]);
   }
@@ -105,22 +117,25 @@ function main(argv: readonly string[]): void {
   const unknown = argv.filter((a) => a !== '--force');
   if (unknown.length > 0) throw new ImageBuildError(`unknown argument ${unknown.join(' ')} (usage: npm run image [-- --force])`);
   const started = Date.now();
-  const digest = ensureBunForm();
-  const [tag, srcTag] = [imageTag(), sourceTag(digest)];
+  const sources = ensureBunForm();
+  const libs = libsFromLdd(must('ldd', [binary]));
+  const entries = planRootfs({ binary, starter, programs: PROGRAM_NAMES, libs });
+  const file = containerfile(sources);
+  const [tag, built] = [imageTag(), buildTag(digestOf(entries, file))];
   let what: string;
-  if (!force && sh('podman', ['image', 'exists', srcTag]).code === 0) {
-    must('podman', ['tag', srcTag, tag]);
-    what = `up to date: ${srcTag} is the build of these sources`;
+  if (!force && sh('podman', ['image', 'exists', built]).code === 0) {
+    must('podman', ['tag', built, tag]);
+    what = `up to date: ${built} holds these files`;
   } else {
-    const { files, libs } = writeContext(digest);
-    const b = sh('podman', ['build', '--pull=never', '--network=none', '--tag', tag, '--tag', srcTag, '--file', join(work, 'Containerfile'), work]);
+    writeContext(entries, file);
+    const b = sh('podman', ['build', '--pull=never', '--network=none', '--tag', tag, '--tag', built, '--file', join(work, 'Containerfile'), work]);
     if (b.code !== 0) throw new ImageBuildError(`podman build failed (exit ${b.code}):\n${b.stdout}${b.stderr}`);
     rmSync(join(work, 'rootfs'), { recursive: true, force: true });
-    what = `built from dist/bun: ${files} files (cni-ts, the starter under ${PROGRAM_NAMES.length} names, ${libs.join(', ')})`;
-    pruneOldBuilds(srcTag);
+    what = `built from dist/bun: ${entries.length} files (cni-ts, the starter under ${PROGRAM_NAMES.length} names, ${libs.join(', ')})`;
+    pruneOldBuilds(built);
   }
   const mb = (sizeOf(tag) / 1e6).toFixed(1);
-  console.log(`${tag} (${srcTag}), ${mb} MB, ${what}; entrypoint ${IMAGE_ENTRYPOINT.join(' ')} [${((Date.now() - started) / 1000).toFixed(1)} s]`);
+  console.log(`${tag} (${built}), ${mb} MB, ${what}; entrypoint ${IMAGE_ENTRYPOINT.join(' ')} [${((Date.now() - started) / 1000).toFixed(1)} s]`);
 }
 
 try {
