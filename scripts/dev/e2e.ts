@@ -18,7 +18,9 @@ type Form = (typeof FORMS)[number];
 // What the suites that can judge the Go reference say of themselves (e2e/helpers/impl.ts).
 const JUDGES_ANY_IMPL = 'Judges the implementation CNI_E2E_FORM names';
 // Files that test a built form whatever CNI_E2E_FORM says.
-const FORMS_USED_ANYWAY: Record<string, BuiltForm[]> = { 'bun.test.ts': ['bun'], 'install.test.ts': ['bundle', 'bun'] };
+const FORMS_USED_ANYWAY: Record<string, BuiltForm[]> = { 'bun.test.ts': ['bun'], 'install.test.ts': ['bundle', 'bun'], 'upgrade.test.ts': ['bundle', 'bun'] };
+// Files that run the OCI image of the Bun form: `npm run image` first (a no-op when it is current).
+const USES_IMAGE = /^e2e\/image\//;
 const BUILD: Record<BuiltForm, string> = { bundle: 'build', bun: 'build:bun' };
 
 class UsageError extends Error {}
@@ -89,6 +91,10 @@ function main(argv: readonly string[]): number {
       console.error(`npm run e2e: npm run ${BUILD[built]} failed`);
       return 1;
     }
+  }
+  if (files.some((f) => USES_IMAGE.test(f)) && spawnSync('npm', ['run', '--silent', 'image'], { cwd: root, stdio: 'inherit' }).status !== 0) {
+    console.error('npm run e2e: npm run image failed');
+    return 1;
   }
   const env = { ...process.env, CNI_E2E_FORM: form };
   const r = spawnSync('npx', ['tap', ...tapArgs, ...files], { cwd: root, stdio: 'inherit', env });
