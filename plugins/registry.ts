@@ -123,10 +123,17 @@ export const REGISTRY = {
     bench: 'bench/tuning.ts',
   },
   'cni-run': { kind: 'tool', module: 'tools/cni-run.ts' },
+  'cni-ts': { kind: 'tool', module: 'tools/cni-ts.ts' },
 } as const satisfies Record<string, ProgramEntry>;
 
 export type ProgramName = keyof typeof REGISTRY;
 export type PluginName = { [K in ProgramName]: (typeof REGISTRY)[K] extends ToolEntry ? never : K }[ProgramName];
+
+/**
+ * The program the Bun form's binary is itself named for: dist/bun/bin/cni-ts is the binary (which
+ * the starters run), never a starter link; in the bundles it is a bundle like any other program.
+ */
+export const BINARY_PROGRAM = 'cni-ts' satisfies ProgramName;
 
 /** Every program, in order. */
 export const PROGRAM_NAMES = (Object.keys(REGISTRY) as ProgramName[]).sort();

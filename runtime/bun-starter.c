@@ -28,6 +28,11 @@ extern char **environ;
 
 #include "starter-versions.h"
 
+/* A labelled build (scripts/build/bundle.ts buildLabel) carries its label, so its bytes differ. */
+#ifdef CNI_TS_BUILD_LABEL
+__attribute__((used)) static const char build_label[] = "cni-ts build " CNI_TS_BUILD_LABEL;
+#endif
+
 /* The buffer for the starter's own path. Only a build for a test sets it (small), to give the
  * starter a path longer than its buffer (e2e/helpers/multicall.ts). */
 #ifndef SELF_PATH_MAX

@@ -19,14 +19,26 @@ const BUILD_ID = /*@@BUILD_ID@@*/ '';
 const BUNDLE_AT = /*@@BUNDLE_AT@@*/ {};
 const NATIVES = /*@@NATIVES@@*/ {};
 
+// The sh line (START in scripts/build/build.ts) has Node run the file it opened on fd 9, as
+// /proc/self/fd/9, with the path it was run as after it: the payload is read from that one
+// file (another install may have renamed a new file over the path meanwhile), through an fd of
+// our own (close-on-exec, unlike 9, which a plugin's children would inherit), and argv[1] is
+// the path again, as the dispatcher expects (lib/cni-spec/dispatch.ts names the plugin by it).
+const VIA_FD = __filename === '/proc/self/fd/9';
+const selfFd = VIA_FD ? fs.openSync(__filename, 'r') : undefined;
+if (VIA_FD) {
+  fs.closeSync(9);
+  process.argv.splice(1, 1);
+}
+
 function readPayload(at) {
-  const fd = fs.openSync(__filename, 'r');
+  const fd = selfFd ?? fs.openSync(__filename, 'r');
   try {
     const b64 = Buffer.allocUnsafe(at.length);
-    if (fs.readSync(fd, b64, 0, at.length, at.offset) !== at.length) throw new Error(`${__filename} is truncated`);
+    if (fs.readSync(fd, b64, 0, at.length, at.offset) !== at.length) throw new Error(`${process.argv[1]} is truncated`);
     return Buffer.from(b64.toString('latin1'), 'base64');
   } finally {
-    fs.closeSync(fd);
+    if (fd !== selfFd) fs.closeSync(fd);
   }
 }
 

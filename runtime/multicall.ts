@@ -5,13 +5,18 @@ import { writeSync } from 'node:fs';
 import { basename } from 'node:path';
 import { CniError, ErrorCode, errorText } from '../lib/cni-spec/errors.ts';
 import { goJSON } from '../lib/cni-spec/go-json.ts';
-import { isProgramName, PROGRAM_NAMES, type ProgramName } from './programs.ts';
+import { BINARY_PROGRAM, isProgramName, PROGRAM_NAMES, type ProgramName } from './programs.ts';
 
-/** argv[0]'s basename; else the executable's own file name, which for a hard link is the link's. */
+/**
+ * argv[0]'s basename; else the executable's own file name, which for a hard link is the link's,
+ * unless that is the binary's own name: a starter runs the binary `cni-ts` with the argv[0] it was
+ * given, and a name that is no program must be refused, not taken for the installer.
+ */
 export function invokedAs(): { name: ProgramName } | { unknown: string } {
-  const names = [basename(process.argv0), basename(process.execPath)];
-  const name = names.find(isProgramName);
-  return name === undefined ? { unknown: names[0] ?? '' } : { name };
+  const given = basename(process.argv0);
+  if (isProgramName(given)) return { name: given };
+  const own = basename(process.execPath);
+  return isProgramName(own) && own !== BINARY_PROGRAM ? { name: own } : { unknown: given };
 }
 
 // Synchronous, like the plugins' own output.

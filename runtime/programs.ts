@@ -2,15 +2,16 @@
 // as: each entry imports the module a stand-alone executable runs, whose top level runs the
 // program. The list is plugins/registry.ts; only the tools' imports are here, because the
 // registry (below the tools in the layers) names their modules without importing them.
-import { isProgramName, PROGRAM_NAMES, REGISTRY, type PluginName, type ProgramName } from '../plugins/registry.ts';
+import { BINARY_PROGRAM, isProgramName, PROGRAM_NAMES, REGISTRY, type PluginName, type ProgramName } from '../plugins/registry.ts';
 
-export { isProgramName, PROGRAM_NAMES, type ProgramName };
+export { BINARY_PROGRAM, isProgramName, PROGRAM_NAMES, type ProgramName };
 
 type ToolName = Exclude<ProgramName, PluginName>;
 
 /** runtime/programs.test.ts checks each is the registry's module of that tool. */
 export const TOOL_RUNS: Record<ToolName, () => Promise<unknown>> = {
   'cni-run': () => import('../tools/cni-run.ts'),
+  'cni-ts': () => import('../tools/cni-ts.ts'),
 };
 
 /** Imports (so runs) the program `name`. */

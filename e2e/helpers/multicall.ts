@@ -7,7 +7,7 @@
 import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import t, { type Test } from 'tap';
-import { PLUGIN_NAMES, pluginEntry, PROGRAM_NAMES, type PluginName } from '../../plugins/registry.ts';
+import { BINARY_PROGRAM, PLUGIN_NAMES, pluginEntry, PROGRAM_NAMES, type PluginName } from '../../plugins/registry.ts';
 import { compileStarter } from '../../runtime/starter-build.ts';
 import { droppedByStarter, starterEnv } from '../../runtime/starter-env.ts';
 import { execRaw, pluginEnv, type ExecOutput, type Verb } from '../../tools/libcni/invoke.ts';
@@ -28,7 +28,8 @@ export interface MulticallForm {
   readonly subnet: number;
 }
 
-const PROGRAMS: readonly string[] = PROGRAM_NAMES;
+// The starter's links: every program but the binary's own name (scripts/build/build-bun.ts).
+const PROGRAMS: readonly string[] = PROGRAM_NAMES.filter((p) => p !== BINARY_PROGRAM);
 
 /**
  * Runs the plugin `file` with `env` and the config on stdin, as execRaw does, under `strace -f`
@@ -277,8 +278,9 @@ export function multicallTests(form: MulticallForm): void {
   t.test('an unknown name prints the list of programs and exits 1', async (t) => {
     const dir = tempDir(t, `cnits-${tag}-`);
     symlinkSync(BINARY, join(dir, 'macvlan'));
+    linkSync(BINARY, join(dir, 'cni'));
     for (const [file, name] of [
-      [BINARY, 'cni-ts'],
+      [join(dir, 'cni'), 'cni'],
       [join(dir, 'macvlan'), 'macvlan'],
     ] as const) {
       const plain = await tryRun(file, []);
@@ -287,7 +289,7 @@ export function multicallTests(form: MulticallForm): void {
       t.match(plain.stderr, `"${name}" is not one of this executable's programs`);
       for (const p of PROGRAMS) t.match(plain.stderr, new RegExp(`^  ${p}$`, 'm'), `lists ${p}`);
       // executed by a runtime (CNI_COMMAND set), stdout carries a CNI error object as well
-      const asPlugin = await execPlugin(name, { command: 'VERSION' }, '', file === BINARY ? DIR : dir);
+      const asPlugin = await execPlugin(name, { command: 'VERSION' }, '', dir);
       t.equal(asPlugin.code, 1);
       t.match(asPlugin.json, { code: 999, msg: `unknown plugin name "${name}"` });
     }

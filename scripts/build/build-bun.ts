@@ -30,15 +30,16 @@
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { chmodSync, copyFileSync, linkSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { bundleSplit, embedNatives, nativeBlobs, root } from './bundle.ts';
+import { buildLabel, buildOut, bundleSplit, embedNatives, nativeBlobs, root } from './bundle.ts';
 import { findBun } from './bun-path.ts';
-import { PLUGIN_NAMES, PROGRAM_NAMES } from '../../plugins/registry.ts';
+import { BINARY_PROGRAM, PLUGIN_NAMES, PROGRAM_NAMES } from '../../plugins/registry.ts';
 import { compileStarter } from '../../runtime/starter-build.ts';
 import { recordBuild, sourceDigest } from './source-stamp.ts';
 
-const outDir = join(root, 'dist', 'bun');
+const out = buildOut();
+const outDir = join(out.dir, 'bun');
 // Intermediate files (the modules), kept for inspection.
-const work = join(root, '.cache', 'bun-build');
+const work = out.isDist ? join(root, '.cache', 'bun-build') : join(out.dir, '.bun-build');
 const binary = join(outDir, 'cni-ts');
 const starter = join(outDir, 'starter');
 
@@ -178,7 +179,9 @@ async function main(): Promise<void> {
   rmSync(first);
   chmodSync(tmp, 0o755);
   const tmpStarter = join(work, 'starter');
-  compileStarter(recordVersions(tmp), join(work, 'starter-src'), tmpStarter);
+  // A labelled build's starter carries the label too, so every file of it differs from another build's.
+  const label = buildLabel();
+  compileStarter(recordVersions(tmp), join(work, 'starter-src'), tmpStarter, label === '' ? [] : [`CNI_TS_BUILD_LABEL="${label}"`]);
   mkdirSync(outDir, { recursive: true });
   placeByCopy(tmp, binary);
   renameSync(tmpStarter, starter);
@@ -187,7 +190,9 @@ async function main(): Promise<void> {
   // while it is rebuilt see the old program or the new one, never none.
   const binDir = join(outDir, 'bin');
   mkdirSync(binDir, { recursive: true });
-  const links: [string, string][] = [['cni-ts', binary], ...PROGRAM_NAMES.map((n): [string, string] => [n, starter])];
+  // The binary under its own name (the program cni-ts: the installer), the starter under every other.
+  const starterNames = PROGRAM_NAMES.filter((n) => n !== BINARY_PROGRAM);
+  const links: [string, string][] = [[BINARY_PROGRAM, binary], ...starterNames.map((n): [string, string] => [n, starter])];
   for (const name of readdirSync(binDir)) if (!links.some(([l]) => l === name)) rmSync(join(binDir, name), { force: true });
   for (const [name, target] of links) {
     const tmpLink = join(binDir, `.${name}.tmp`);
@@ -197,10 +202,10 @@ async function main(): Promise<void> {
   }
   const mb = (statSync(binary).size / 1e6).toFixed(1);
   const kb = (statSync(starter).size / 1e3).toFixed(0);
-  console.log(`built ${binary} (${mb} MB), ${starter} (${kb} KB) and ${PROGRAM_NAMES.length} links to it in ${binDir}: ${PROGRAM_NAMES.join(', ')}`);
+  console.log(`built ${binary} (${mb} MB), ${starter} (${kb} KB) and ${starterNames.length} links to it in ${binDir}: ${starterNames.join(', ')}`);
 }
 
 // Taken before the build reads a file, so an edit made during the build makes the form stale.
 const sources = sourceDigest();
 await main();
-recordBuild('bun', sources);
+if (out.isDist) recordBuild('bun', sources);

@@ -7,7 +7,7 @@ import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync 
 import { join } from 'node:path';
 import { PLUGIN_MARKER } from '../../lib/ipam/our-plugin.ts';
 import { entryModule, PROGRAM_NAMES, programEntry } from '../../plugins/registry.ts';
-import { bundle, embedNatives, type NativeBlob, nativeBlobs, root, sha256 } from './bundle.ts';
+import { buildLabel, buildOut, bundle, embedNatives, type NativeBlob, nativeBlobs, root, sha256 } from './bundle.ts';
 import { recordBuild, sourceDigest } from './source-stamp.ts';
 
 // How an executable starts Node: through sh, which first removes what Node would act on before
@@ -31,7 +31,16 @@ export const NODE_SETTINGS_DROPPED = [
   'NODE_ICU_DATA',
   'NODE_CHANNEL_FD',
 ] as const;
-const START = `#!/bin/sh\n':' //; unset ${NODE_SETTINGS_DROPPED.join(' ')}; exec node "$0" "$@"\n`;
+//
+// Then sh opens the file once more, on fd 9, and Node runs that open file (/proc/self/fd/9), not
+// the path: between the kernel's exec of the path and Node's reads, an install may rename another
+// file over it (an upgrade, or a switch to the Bun form), and a file read by path again would be
+// that other one: the Bun starter's ELF bytes, or another build's payload at this build's offsets
+// (docs/install.md, Upgrades under load). What fd 9 holds is checked to be a bundle still (the
+// first line); if it is not, the path is exec'd again, and the kernel runs whatever lies there
+// now. --preserve-symlinks-main keeps Node from resolving /proc/self/fd/9 to the path (or its
+// "(deleted)" name); the path itself goes to the launcher as argv[2], which puts it back in argv[1].
+const START = `#!/bin/sh\n':' //; unset ${NODE_SETTINGS_DROPPED.join(' ')}; exec 9<"$0"; read -r l <&9; [ "$l" = '#!/bin/sh' ] || exec "$0" "$@"; exec node --preserve-symlinks-main /proc/self/fd/9 "$0" "$@"\n`;
 
 // Third line of every executable, after START's two: PLUGIN_MARKER lets a plugin recognise a
 // sibling of ours on CNI_PATH (and run it in-process) by reading a few bytes (lib/ipam/our-plugin.ts).
@@ -50,7 +59,8 @@ interface Suite {
   readonly buildId: string;
   readonly natives: NativeBlob[];
 }
-const outDir = join(root, 'dist', 'bin');
+const out = buildOut();
+const outDir = join(out.dir, 'bin');
 
 // In the bundle every native comes from the launcher (`__cniLoadNative`, a parameter of the
 // function the bundle runs in), never from a path on disk.
@@ -132,7 +142,7 @@ function assemble({ name, marker }: Target, { launcher, buildId, natives }: Suit
  * an unchanged tree rebuilt keeps its id and its caches.
  */
 function buildIdOf(launcher: string, bundles: ReadonlyMap<Target, string>, natives: NativeBlob[]): string {
-  const parts = [launcher, ...[...bundles].flatMap(([t, code]) => [t.name, t.marker, code]), ...natives.flatMap((n) => [n.name, n.sha])];
+  const parts = [buildLabel(), launcher, ...[...bundles].flatMap(([t, code]) => [t.name, t.marker, code]), ...natives.flatMap((n) => [n.name, n.sha])];
   return sha256(parts.join('\0')).slice(0, 16);
 }
 
@@ -147,7 +157,7 @@ function writeTarget(target: Target, suite: Suite, code: string): void {
 async function main(): Promise<void> {
   mkdirSync(outDir, { recursive: true });
   // An extensionless file next to a package.json with "type":"module" would be read as ESM.
-  writeFileSync(join(root, 'dist', 'package.json'), '{"type":"commonjs"}\n');
+  writeFileSync(join(out.dir, 'package.json'), '{"type":"commonjs"}\n');
   const launcher = fill(readFileSync(join(root, 'runtime', 'launcher.cjs'), 'utf8'), 'NATIVE_STORE', await nativeStoreExpression());
   const targets: Target[] = PROGRAM_NAMES.map((name) => ({
     name,
@@ -166,4 +176,4 @@ async function main(): Promise<void> {
 // Taken before the build reads a file, so an edit made during the build makes the form stale.
 const sources = sourceDigest();
 await main();
-recordBuild('bundle', sources);
+if (out.isDist) recordBuild('bundle', sources);

@@ -121,11 +121,28 @@ export const bundleOptions = {
   logLevel: 'warning',
 } as const satisfies BuildOptions;
 
+/**
+ * A label for a build (CNI_TS_BUILD_LABEL in the environment): part of its version
+ * (tools/install/build-info.ts) and so of every file's bytes. e2e/install/ builds the same sources
+ * with another label, into another directory (CNI_TS_BUILD_OUT), to have an older build.
+ */
+export function buildLabel(): string {
+  const l = process.env['CNI_TS_BUILD_LABEL'] ?? '';
+  if (!/^[A-Za-z0-9.-]*$/.test(l)) throw new Error(`CNI_TS_BUILD_LABEL="${l}": letters, digits, . and - only`);
+  return l;
+}
+
+/** Where a build writes (CNI_TS_BUILD_OUT, else dist/), and whether that is dist/ itself. */
+export function buildOut(): { dir: string; isDist: boolean } {
+  const out = process.env['CNI_TS_BUILD_OUT'];
+  return out === undefined || out === '' ? { dir: join(root, 'dist'), isDist: true } : { dir: resolve(out), isDist: false };
+}
+
 // The schemas' shapes (lib/cni-spec/named-schema.ts), derived once per build.
 let shapes: Promise<string> | undefined;
 async function withShapes(o: BuildOptions): Promise<Record<string, string>> {
   shapes ??= quickShapes().then((s) => JSON.stringify(JSON.stringify(s)));
-  return { CNI_QUICK_SHAPES: await shapes, ...o.define };
+  return { CNI_QUICK_SHAPES: await shapes, CNI_TS_BUILD_LABEL: JSON.stringify(buildLabel()), ...o.define };
 }
 
 const withPlugins = (o: BuildOptions): Plugin[] => [bundledBuiltins, netlinkEndianness, netlinkEsm, debarrel, ...(o.plugins ?? [])];
