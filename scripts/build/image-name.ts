@@ -4,6 +4,7 @@
 // `npm run image` knows when it has nothing to do, and a build of other files never reuses it.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { BINARY_PROGRAM } from '../../plugins/registry.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -14,7 +15,7 @@ export const IMAGE_REPO = 'localhost/cni-ts';
 export const IMAGE_BIN_DIR = '/cni-ts/bin';
 
 /** The image's entrypoint: the installer; its arguments follow (deploy/daemonset.yaml). */
-export const IMAGE_ENTRYPOINT: readonly string[] = [`${IMAGE_BIN_DIR}/cni-ts`, 'install'];
+export const IMAGE_ENTRYPOINT: readonly string[] = [`${IMAGE_BIN_DIR}/${BINARY_PROGRAM}`, 'install'];
 
 export function packageVersion(root = ROOT): string {
   const v = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version?: unknown }).version;

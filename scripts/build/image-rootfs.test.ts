@@ -34,8 +34,8 @@ t.test('ldd: a library not found, or a line not understood, fails the build', as
   );
 });
 
-t.test('the rootfs: the binary, the starter once, the other names as its hard links, then the libraries', async (t) => {
-  const plan = planRootfs({ binary: '/b/cni-ts', starter: '/b/starter', programs: ['bridge', 'loopback', 'ptp'], libs: ['/lib64/ld.so'] });
+t.test('the rootfs: the binary (also the program cni-ts), the starter once, the other names as its hard links, then the libraries', async (t) => {
+  const plan = planRootfs({ binary: '/b/cni-ts', starter: '/b/starter', programs: ['bridge', 'cni-ts', 'loopback', 'ptp'], libs: ['/lib64/ld.so'] });
   t.same(plan, [
     { path: `${IMAGE_BIN_DIR}/cni-ts`, from: '/b/cni-ts' },
     { path: `${IMAGE_BIN_DIR}/bridge`, from: '/b/starter' },

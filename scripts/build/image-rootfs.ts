@@ -3,6 +3,7 @@
 // path the dynamic loader asks for, so the image needs no ld.so.cache and no /etc at all. The
 // starter is static and needs none.
 import { join } from 'node:path';
+import { BINARY_PROGRAM } from '../../plugins/registry.ts';
 import { IMAGE_BIN_DIR } from './image-name.ts';
 
 export class LddError extends Error {}
@@ -36,11 +37,12 @@ export type RootfsEntry = { readonly path: string; readonly from: string } | { r
  * the `cni-ts` beside it), then the libraries.
  */
 export function planRootfs(o: { binary: string; starter: string; programs: readonly string[]; libs: readonly string[] }): RootfsEntry[] {
-  const [first, ...others] = o.programs;
+  // the program the binary is named for (the installer) is the binary itself, never a starter
+  const [first, ...others] = o.programs.filter((p) => p !== BINARY_PROGRAM);
   if (first === undefined) throw new Error('no program to put in the image');
   const at = (name: string): string => join(IMAGE_BIN_DIR, name);
   return [
-    { path: at('cni-ts'), from: o.binary },
+    { path: at(BINARY_PROGRAM), from: o.binary },
     { path: at(first), from: o.starter },
     ...others.map((p) => ({ path: at(p), linkOf: at(first) })),
     ...o.libs.map((lib) => ({ path: lib, from: lib })),

@@ -18,7 +18,7 @@ import { copyFileSync, linkSync, mkdirSync, readFileSync, realpathSync, rmSync, 
 import { dirname, join } from 'node:path';
 import { PROGRAM_NAMES } from '../../plugins/registry.ts';
 import { root } from './bundle.ts';
-import { buildTag, builtBunDigest, IMAGE_ENTRYPOINT, IMAGE_REPO, imageTag, isBuildTag, packageVersion } from './image-name.ts';
+import { buildTag, builtBunDigest, IMAGE_BIN_DIR, IMAGE_ENTRYPOINT, IMAGE_REPO, imageTag, isBuildTag, packageVersion } from './image-name.ts';
 import { LddError, libsFromLdd, planRootfs, type RootfsEntry } from './image-rootfs.ts';
 import { staleness } from './source-stamp.ts';
 
@@ -95,13 +95,13 @@ interface ImageRow {
   Created: number;
 }
 
-/** Removes the source-tagged builds of this repo but the newest KEEP (and the one just made). */
+/** Removes the builds of this script but the newest KEEP (and the one just made). */
 function pruneOldBuilds(current: string): void {
   const rows = JSON.parse(must('podman', ['images', '--format', 'json', '--filter', `reference=${IMAGE_REPO}`])) as ImageRow[];
   const built = rows.filter((r) => (r.Names ?? []).some(isBuildTag)).sort((a, b) => b.Created - a.Created);
   for (const old of built.slice(KEEP)) {
     if ((old.Names ?? []).includes(current)) continue;
-    // only our own tags are untagged; the image goes when no tag is left
+    // only our build tags are removed; the image goes when no other tag is left on it
     const ours = (old.Names ?? []).filter(isBuildTag);
     for (const n of ours) sh('podman', ['untag', old.Id, n]);
     if (ours.length === (old.Names ?? []).length) sh('podman', ['rmi', old.Id]);
@@ -131,7 +131,7 @@ function main(argv: readonly string[]): void {
     const b = sh('podman', ['build', '--pull=never', '--network=none', '--tag', tag, '--tag', built, '--file', join(work, 'Containerfile'), work]);
     if (b.code !== 0) throw new ImageBuildError(`podman build failed (exit ${b.code}):\n${b.stdout}${b.stderr}`);
     rmSync(join(work, 'rootfs'), { recursive: true, force: true });
-    what = `built from dist/bun: ${entries.length} files (cni-ts, the starter under ${PROGRAM_NAMES.length} names, ${libs.join(', ')})`;
+    what = `built from dist/bun: ${entries.length} files (cni-ts, the starter under ${entries.filter((e) => e.path.startsWith(IMAGE_BIN_DIR) && e.path !== IMAGE_ENTRYPOINT[0]).length} names, ${libs.join(', ')})`;
     pruneOldBuilds(built);
   }
   const mb = (sizeOf(tag) / 1e6).toFixed(1);
