@@ -15,6 +15,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Test } from 'tap';
 import { tempDir } from './plugins.ts';
+import { removeCgroups } from './podman.ts';
 import { daemonSetPod, theOne, type Container, type PodSpec } from '../../test-support/deploy-manifests.ts';
 import { run, tryRun } from '../../test-support/sh.ts';
 
