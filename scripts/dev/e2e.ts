@@ -18,7 +18,16 @@ type Form = (typeof FORMS)[number];
 // What the suites that can judge the Go reference say of themselves (e2e/helpers/impl.ts).
 const JUDGES_ANY_IMPL = 'Judges the implementation CNI_E2E_FORM names';
 // Files that test a built form whatever CNI_E2E_FORM says.
-const FORMS_USED_ANYWAY: Record<string, BuiltForm[]> = { 'bun.test.ts': ['bun'], 'install.test.ts': ['bundle', 'bun'], 'upgrade.test.ts': ['bundle', 'bun'] };
+const FORMS_USED_ANYWAY: Record<string, BuiltForm[]> = {
+  'bun.test.ts': ['bun'],
+  'install.test.ts': ['bundle', 'bun'],
+  // e2e/install/: the installer of each form, installing either form
+  'under-load.test.ts': ['bundle', 'bun'],
+  'ownership.test.ts': ['bundle', 'bun'],
+  'bad-target.test.ts': ['bundle', 'bun'],
+  // e2e/image/upgrade.test.ts: the bundles' installer, then the image's
+  'upgrade.test.ts': ['bundle', 'bun'],
+};
 // Files that run the OCI image of the Bun form: `npm run image` first (a no-op when it is current).
 const USES_IMAGE = /^e2e\/image\//;
 const BUILD: Record<BuiltForm, string> = { bundle: 'build', bun: 'build:bun' };

@@ -1,0 +1,41 @@
+// The builds the installer tests install: this tree's (dist/bin, dist/bun/bin) and an "older
+// build": the same sources built with another label (CNI_TS_BUILD_LABEL, scripts/build/bundle.ts)
+// into a directory of its own (CNI_TS_BUILD_OUT), so every file's bytes differ from this build's.
+// It is kept under .cache, by the digest of the sources, and rebuilt when they change.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { sourceDigest } from '../../scripts/build/source-stamp.ts';
+
+export const ROOT = resolve(import.meta.dirname, '..', '..');
+export const BUNDLES = join(ROOT, 'dist', 'bin');
+export const BUN = join(ROOT, 'dist', 'bun', 'bin');
+export const OLDER_LABEL = 'older';
+
+export interface Build {
+  readonly bundles: string;
+  readonly bun: string;
+}
+
+function build(script: string, out: string): void {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'build', script)], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, CNI_TS_BUILD_OUT: out, CNI_TS_BUILD_LABEL: OLDER_LABEL },
+  });
+  if (r.status !== 0) throw new Error(`building the older build (${script}) failed: ${r.error?.message ?? ''}${r.stdout}${r.stderr}`);
+}
+
+/** The older build, made if this tree's sources have none yet (a few minutes: the Bun binary). */
+export function olderBuild(): Build {
+  const out = join(ROOT, '.cache', 'install-older', sourceDigest().slice(0, 16));
+  const done = join(out, '.complete');
+  if (!existsSync(done)) {
+    rmSync(join(ROOT, '.cache', 'install-older'), { recursive: true, force: true });
+    mkdirSync(out, { recursive: true });
+    build('build.ts', out);
+    build('build-bun.ts', out);
+    writeFileSync(done, '');
+  }
+  return { bundles: join(out, 'bin'), bun: join(out, 'bun', 'bin') };
+}
