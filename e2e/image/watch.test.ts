@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync 
 import { join } from 'node:path';
 import t from 'tap';
 import { CONFIG_MAP_DATA, exitCode, imageUnderTest, INIT, makeNodeDirs, podman, runContainer, WATCH } from '../helpers/image.ts';
+import { installArgs } from '../../test-support/install-args.ts';
 import { needsRoot } from '../../test-support/sh.ts';
 
 const [TEMPLATE_KEY = ''] = Object.keys(CONFIG_MAP_DATA);
@@ -55,7 +56,14 @@ t.test('--watch puts back what goes, leaves foreign files, stops on podman stop;
   t.ok(took < 10_000, `it ended on SIGTERM, in ${took} ms, not at the 20 s SIGKILL`);
   t.equal(await exitCode(watch.name), 0, 'and exited 0');
 
-  const uninstall = await runContainer(t, { id: image.id, c: INIT, node, args: [...(INIT.args ?? []), '--uninstall'] });
+  // As docs/deploy.md (Removing) has it: the DaemonSet's mounts, the two dirs and --uninstall.
+  const dirs = installArgs(INIT.args ?? []);
+  const uninstall = await runContainer(t, {
+    id: image.id,
+    c: INIT,
+    node,
+    args: ['--target', dirs.target ?? '', '--conf-dir', dirs.confDir ?? '', '--uninstall'],
+  });
   t.equal(uninstall.result.code, 0, `--uninstall from the image succeeds: ${uninstall.result.stdout}${uninstall.result.stderr}`);
   t.same(readdirSync(binDir), [FOREIGN_PLUGIN[0]], 'the plugin dir holds only the foreign plugin');
   t.same(readdirSync(confDir), [FOREIGN_CONF[0]], 'the conf dir holds only the foreign conflist');
