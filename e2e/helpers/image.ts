@@ -54,26 +54,34 @@ function sha256(file: string): string {
   return createHash('sha256').update(readFileSync(file)).digest('hex');
 }
 
-/**
- * The ID of the manifest's image when it carries dist/bun/cni-ts byte for byte at its entrypoint;
- * else why not, to fail the test with (never to skip it: `npm test` builds the image).
- */
-export async function imageUnderTest(): Promise<{ id: string } | { missing: string }> {
-  const name = INIT.image;
-  const fix = 'npm run image builds it (npm test does)';
-  const inspect = await podman(['image', 'inspect', '--format', '{{.Id}} {{json .Config.Entrypoint}}', name]);
-  if (inspect.code !== 0) return { missing: `no image ${name} in Podman's storage: ${fix}` };
-  const [id = '', entrypoint = '[]'] = inspect.stdout.trim().split(' ');
-  const binary = (JSON.parse(entrypoint) as string[])[0] ?? '';
+/** Whether the image `id` carries `binary` (its entrypoint's file) byte for byte. */
+async function carries(id: string, binary: string): Promise<boolean> {
+  const inspect = await podman(['image', 'inspect', '--format', '{{json .Config.Entrypoint}}', id]);
+  const inImage = (JSON.parse(inspect.stdout || '[]') as string[])[0];
+  if (inspect.code !== 0 || inImage === undefined) return false;
   const mount = await podman(['image', 'mount', id]);
-  if (mount.code !== 0) throw new Error(`podman image mount ${name}: ${mount.stderr}`);
+  if (mount.code !== 0) throw new Error(`podman image mount ${id}: ${mount.stderr}`);
   try {
-    const inImage = sha256(join(mount.stdout.trim(), binary));
-    if (inImage !== sha256(BUN_BINARY)) return { missing: `${name} does not carry dist/bun/cni-ts at ${binary}: ${fix}` };
+    return sha256(join(mount.stdout.trim(), inImage)) === sha256(binary);
   } finally {
     await podman(['image', 'unmount', id]);
   }
-  return { id };
+}
+
+/**
+ * The ID of an image of the manifest's repository that carries dist/bun/cni-ts byte for byte at
+ * its entrypoint: the manifest's own tag, or else another tag of that repository (another
+ * worktree's `npm run image` may have moved the version tag meanwhile); else why not, to fail
+ * the test with (never to skip it: `npm test` builds the image).
+ */
+export async function imageUnderTest(): Promise<{ id: string } | { missing: string }> {
+  const name = INIT.image;
+  const repo = name.slice(0, name.lastIndexOf(':'));
+  const listed = await podman(['images', '--format', '{{.ID}}', '--no-trunc', '--filter', `reference=${repo}`]);
+  const tagged = await podman(['image', 'inspect', '--format', '{{.Id}}', name]);
+  const ids = [...new Set([...(tagged.code === 0 ? [tagged.stdout.trim()] : []), ...listed.stdout.split('\n').filter((l) => l !== '')])];
+  for (const id of ids) if (await carries(id.replace(/^sha256:/, ''), BUN_BINARY)) return { id: id.replace(/^sha256:/, '') };
+  return { missing: `no image of ${repo} in Podman's storage carries dist/bun/cni-ts: npm run image builds it (npm test does)` };
 }
 
 /** The node a test plays: its /opt/cni/bin and /etc/cni/net.d, and the ConfigMap's files. */
@@ -142,11 +150,18 @@ export async function runContainer(
   o: { id: string; c: Container; node: NodeDirs; args?: readonly string[]; detach?: boolean },
 ): Promise<ContainerRun> {
   const name = `cnits-e2e-${process.pid}-${randomBytes(3).toString('hex')}`;
-  t.teardown(async () => void (await podman(['rm', '--force', '--time', '0', '--ignore', name])));
+  // The container's cgroup under a parent of the test's, and none for conmon: all removed at the end.
+  const cgroupParent = `/${name}`;
+  t.teardown(async () => {
+    await podman(['rm', '--force', '--time', '0', '--ignore', name]);
+    removeCgroups(cgroupParent);
+  });
   const result = await podman([
     'run',
     '--name',
     name,
+    '--cgroups=no-conmon',
+    `--cgroup-parent=${cgroupParent}`,
     ...(o.detach ? ['--detach'] : []),
     '--pull=never',
     '--network=none',
