@@ -2,7 +2,7 @@
 // the Bun binary's dispatch and links (runtime/programs.ts, scripts/build/build-bun.ts), the starter's
 // settings (runtime/starter-env.ts), `cni-run validate` (tools/cni-run/plugin-checks.ts), the quick
 // shapes (scripts/build/quick-shapes.ts), the bad-input generator's coverage, the bench's sections and
-// scripts/install.sh (which installs what the build wrote). plugins/registry.test.ts fails when a
+// `cni-ts install` (tools/install/, which installs what the build wrote). plugins/registry.test.ts fails when a
 // folder under plugins/ has no entry, no e2e test, no bad-input target or no docs page.
 //
 // Cheap to import, since the Bun binary reads it on every start: plain data, and each module only

@@ -1,22 +1,23 @@
 #!/usr/bin/env bash
-# Installs the built plugins into a CNI plugin directory:
+# Installs the built plugins into a CNI plugin directory, from a checkout:
 #
-#   scripts/install.sh [--bun | --bundles] [--prefix DIR]      (DIR defaults to /opt/cni/bin)
+#   scripts/install.sh [--bun | --bundles] [--prefix DIR] [cni-ts install option…]   (DIR: /opt/cni/bin)
 #
-# By default (or with --bun), the recommended form: the self-contained binary dist/bun/cni-ts
-# (npm run build:bun) and, under each program's name, a hard link of its starter
-# dist/bun/starter. With --bundles: the single-file Node bundles of dist/bin (npm run build; they
-# need Node >= 20 on the node). The programs are those the build wrote (plugins/registry.ts).
+# A thin wrapper over the build's own installer, `cni-ts install` (docs/install.md): by default
+# (or with --bun) the recommended form, the Bun binary cni-ts and the starter under each
+# program's name, from dist/bun/bin (npm run build:bun); with --bundles the single-file Node
+# bundles of dist/bin (npm run build; the node needs Node >= 20). Every other option goes to
+# `cni-ts install` as it is (--take-over, --conflist FILE, --uninstall…).
 #
-# A container runtime may exec a plugin at any moment, so no file is ever written in place:
-# each goes to a temporary name in DIR, is flushed to disk, and is renamed over the old one
-# (rename(2) is atomic), so an exec sees the old plugin or the new one, never half of one. A
-# process still running the old file keeps it until it exits.
+# cni-ts install replaces each file by temporary name, flush and rename (a runtime exec'ing a
+# plugin meanwhile gets the old one or the new one), records what it owns in DIR/.cni-ts-manifest.json,
+# and leaves files it did not install alone unless --take-over.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 form=bun
 prefix=/opt/cni/bin
+rest=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --bun) form=bun ;;
@@ -28,65 +29,14 @@ while [ $# -gt 0 ]; do
       ;;
     --prefix=*) prefix=${1#--prefix=} ;;
     -h | --help)
-      sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
+      sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
       exit 0
       ;;
-    *) echo "install.sh: unknown argument $1 (usage: install.sh [--bun | --bundles] [--prefix DIR])" >&2; exit 2 ;;
+    *) rest+=("$1") ;;
   esac
   shift
 done
 
-mkdir -p -- "$prefix"
-tmps=()
-cleanup() { [ ${#tmps[@]} -eq 0 ] || rm -f -- "${tmps[@]}"; }
-trap cleanup EXIT
-
-# A temporary name in the target directory (same filesystem, so the rename is atomic),
-# hidden and unique to this run.
-tmpname() { local t="$prefix/.$1.install-$$"; tmps+=("$t"); echo "$t"; }
-
-# Copies $1 to $prefix/$2 through a temporary name.
-put_file() {
-  local t
-  t=$(tmpname "$2")
-  install -m 0755 -- "$1" "$t"
-  sync -- "$t"
-  mv -fT -- "$t" "$prefix/$2"
-}
-
-# Makes $prefix/$2 a hard link to $prefix/$1, replacing whatever $2 was, in one rename.
-put_link() {
-  local t
-  t=$(tmpname "$2")
-  ln -f -- "$prefix/$1" "$t"
-  mv -fT -- "$t" "$prefix/$2"
-}
-
-if [ "$form" != bundle ]; then
-  for f in cni-ts starter; do
-    [ -x "dist/$form/$f" ] || { echo "install.sh: no dist/$form/$f: run npm run build:$form first" >&2; exit 1; }
-  done
-  # The binary first: every program name then becomes a link of the starter, which runs the
-  # cni-ts beside it (runtime/bun-starter.c), so a name switched early already finds the new one.
-  put_file "dist/$form/cni-ts" cni-ts
-  first=
-  names=()
-  for f in "dist/$form"/bin/*; do
-    p=$(basename "$f")
-    [ "$p" = cni-ts ] && continue
-    if [ -z "$first" ]; then
-      put_file "dist/$form/starter" "$p"
-      first=$p
-    else
-      put_link "$first" "$p"
-    fi
-    names+=("$p")
-  done
-  echo "installed $prefix/cni-ts and ${#names[@]} links to its starter: ${names[*]}"
-else
-  [ -n "$(ls -A dist/bin 2>/dev/null)" ] || { echo "install.sh: no dist/bin: run npm run build first" >&2; exit 1; }
-  for f in dist/bin/*; do put_file "$f" "$(basename "$f")"; done
-  echo "installed into $prefix: $(cd dist/bin && echo *)"
-fi
-# and the renames themselves
-sync -- "$prefix"
+if [ "$form" = bun ]; then dir=dist/bun/bin build=build:bun; else dir=dist/bin build=build; fi
+[ -x "$dir/cni-ts" ] || { echo "install.sh: no $dir/cni-ts: run npm run $build first" >&2; exit 1; }
+exec "$dir/cni-ts" install --source "$dir" --target "$prefix" "${rest[@]}"

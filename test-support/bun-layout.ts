@@ -1,4 +1,4 @@
-// The Bun form's layout (scripts/build/build-bun.ts, scripts/install.sh --bun): each program's name is
+// The Bun form's layout (scripts/build/build-bun.ts, `cni-ts install`): each program's name is
 // a link of the starter, which runs the binary `cni-ts` lying beside it.
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';

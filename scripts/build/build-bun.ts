@@ -24,7 +24,7 @@
 //   5. both are put in place (the binary as a copy, see placeByCopy): dist/bun/cni-ts and
 //      dist/bun/starter; dist/bun/bin holds cni-ts (a hard link of the binary, which the starter
 //      looks for beside itself) and every program's name as a hard link of the starter, the
-//      layout scripts/install.sh --bun makes.
+//      layout `cni-ts install` makes in a plugin directory (tools/install/source.ts).
 //
 // Bun itself comes from npm (devDependency `bun`, pinned; scripts/build/bun-path.ts finds it).
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
@@ -144,7 +144,7 @@ function recordVersions(binary: string): { program: string; answer: string }[] {
 }
 
 /**
- * Puts the binary in place as a copy, the way scripts/install.sh installs it, not by renaming the
+ * Puts the binary in place as a copy, the way `cni-ts install` installs it, not by renaming the
  * file Bun's compiler wrote. The kernel keeps a file written in large writes in its page cache as
  * large folios, and every start maps the binary's pages from there: in small folios (how Bun writes
  * the file, and how page faults fill the cache after an eviction) a loopback ADD took ~3.5 ms

@@ -24,7 +24,7 @@ const FORMS_USED_ANYWAY: Record<string, BuiltForm[]> = {
   // e2e/install/: the installer of each form, installing either form
   'under-load.test.ts': ['bundle', 'bun'],
   'ownership.test.ts': ['bundle', 'bun'],
-  'bad-target.test.ts': ['bundle', 'bun'],
+  'refusals.test.ts': ['bundle', 'bun'],
   // e2e/image/upgrade.test.ts: the bundles' installer, then the image's
   'upgrade.test.ts': ['bundle', 'bun'],
 };
