@@ -23,6 +23,8 @@ import { LddError, libsFromLdd, planRootfs, type RootfsEntry } from './image-roo
 import { staleness } from './source-stamp.ts';
 
 const KEEP = 3;
+// The digest of the sources the binary was built from (dist/.sources-bun); only this script sets it.
+const SOURCE_LABEL = 'io.cni-ts.source-digest';
 const work = join(root, '.cache', 'image');
 const binary = join(root, 'dist', 'bun', 'cni-ts');
 const starter = join(root, 'dist', 'bun', 'starter');
@@ -53,7 +55,7 @@ function ensureBunForm(): string {
 }
 
 function containerfile(sourceDigest: string): string {
-  const labels = { 'org.opencontainers.image.title': 'cni-ts', 'org.opencontainers.image.version': packageVersion(), 'io.cni-ts.source-digest': sourceDigest };
+  const labels = { 'org.opencontainers.image.title': 'cni-ts', 'org.opencontainers.image.version': packageVersion(), [SOURCE_LABEL]: sourceDigest };
   return [
     'FROM scratch',
     'COPY rootfs/ /',
@@ -98,7 +100,9 @@ interface ImageRow {
 /** Removes the builds of this script but the newest KEEP (and the one just made). */
 function pruneOldBuilds(current: string): void {
   const rows = JSON.parse(must('podman', ['images', '--format', 'json', '--filter', `reference=${IMAGE_REPO}`])) as ImageRow[];
-  const built = rows.filter((r) => (r.Names ?? []).some(isBuildTag)).sort((a, b) => b.Created - a.Created);
+  // one row per tag: one entry per image
+  const byId = new Map(rows.filter((r) => (r.Names ?? []).some(isBuildTag)).map((r) => [r.Id, r]));
+  const built = [...byId.values()].sort((a, b) => b.Created - a.Created);
   for (const old of built.slice(KEEP)) {
     if ((old.Names ?? []).includes(current)) continue;
     // only our build tags are removed; the image goes when no other tag is left on it
@@ -106,6 +110,10 @@ function pruneOldBuilds(current: string): void {
     for (const n of ours) sh('podman', ['untag', old.Id, n]);
     if (ours.length === (old.Names ?? []).length) sh('podman', ['rmi', old.Id]);
   }
+  // Builds of this script left with no tag at all (both tags moved to a newer build of the same
+  // files, `--force`): known by the label only it sets. One still used by a container stays.
+  const dangling = must('podman', ['images', '--quiet', '--filter', 'dangling=true', '--filter', `label=${SOURCE_LABEL}`]);
+  for (const id of new Set(dangling.split('\n').filter((l) => l !== ''))) sh('podman', ['rmi', id]);
 }
 
 function sizeOf(tag: string): number {
@@ -128,7 +136,19 @@ function main(argv: readonly string[]): void {
     what = `up to date: ${built} holds these files`;
   } else {
     writeContext(entries, file);
-    const b = sh('podman', ['build', '--pull=never', '--network=none', '--tag', tag, '--tag', built, '--file', join(work, 'Containerfile'), work]);
+    const b = sh('podman', [
+      'build',
+      '--pull=never',
+      '--network=none',
+      '--layers=false',
+      '--tag',
+      tag,
+      '--tag',
+      built,
+      '--file',
+      join(work, 'Containerfile'),
+      work,
+    ]);
     if (b.code !== 0) throw new ImageBuildError(`podman build failed (exit ${b.code}):\n${b.stdout}${b.stderr}`);
     rmSync(join(work, 'rootfs'), { recursive: true, force: true });
     what = `built from dist/bun: ${entries.length} files (cni-ts, the starter under ${entries.filter((e) => e.path.startsWith(IMAGE_BIN_DIR) && e.path !== IMAGE_ENTRYPOINT[0]).length} names, ${libs.join(', ')})`;
