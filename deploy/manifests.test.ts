@@ -98,8 +98,9 @@ t.test("the template, filled with the init container's --set values, is valid an
     [],
     'cni-run validate finds no error',
   );
-  const list = JSON.parse(filled) as { plugins: { type: string }[] };
-  for (const p of list.plugins) t.ok((PLUGIN_NAMES as readonly string[]).includes(p.type), `${p.type} is ours`);
+  const list = JSON.parse(filled) as { plugins: { type: string; ipam?: { type?: string } }[] };
+  for (const type of list.plugins.flatMap((p) => [p.type, p.ipam?.type ?? []].flat()))
+    t.ok((PLUGIN_NAMES as readonly string[]).includes(type), `${type} is ours`);
   // The chain of the example the e2e suite runs, with the subnet a --set away.
   const example = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'conf-examples', 'k8s-node.conflist'), 'utf8')) as { plugins: unknown[] };
   const subnet = '10.244.1.0/24';
