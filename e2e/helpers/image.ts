@@ -9,9 +9,9 @@
 // it installs, not for the installer). `--pull=never`: the image is local or the test fails.
 // The container's rlimits are lowered: Podman otherwise raises nofile and nproc to 1048576, which
 // needs CAP_SYS_RESOURCE, and a sandbox may not have it ("error setting rlimits ... operation not
-// permitted"). A container that does not start fails the test: these tests run where the
-// image's own tests pass podman flags of ours, so a runtime error is not known to lie outside our
-// code, and they are not to skip on CI (unlike e2e/runtimes/podman.test.ts, no NO_OCI_RUNTIME).
+// permitted"). A container that does not start fails the test, never skips it (no NO_OCI_RUNTIME,
+// unlike e2e/runtimes/podman.test.ts): the flags are ours, and a wrong one reads exactly like a
+// runtime failure (the rlimits did), so no such failure is known to lie outside our code.
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
