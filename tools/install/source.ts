@@ -4,7 +4,7 @@
 //     name (dist/bun/bin, or an install of it), or as the file `starter` (dist/bun);
 //   - the bundles: one single-file script per program (dist/bin, or an install of it).
 // By default it is the directory of the running program: the Bun binary's own, or the bundle's.
-import { closeSync, lstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, lstatSync, openSync, readSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { BINARY_PROGRAM, PROGRAM_NAMES } from '../../plugins/registry.ts';
 import { fail, InstallError, sha256File } from './files.ts';
@@ -55,7 +55,8 @@ export function defaultSourceDir(): string {
   // A bundle: runtime/launcher.cjs gives argv[1] the path the runtime or the shell ran.
   const self = process.argv[1];
   if (self === undefined || !isBundle(self)) throw new InstallError('cannot tell where this program lies: give --source DIR');
-  return dirname(self);
+  // A symlink to the bundle (say /usr/local/bin/cni-ts) stands for the directory it points into.
+  return dirname(realpathSync(self));
 }
 
 function check(programs: readonly string[] | undefined): readonly string[] {
