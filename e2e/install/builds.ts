@@ -1,11 +1,12 @@
 // The builds the installer tests install: this tree's (dist/bin, dist/bun/bin) and an "older
 // build": the same sources built with another label (CNI_TS_BUILD_LABEL, scripts/build/bundle.ts)
 // into a directory of its own (CNI_TS_BUILD_OUT), so every file's bytes differ from this build's.
-// It is kept under .cache, by the digest of the sources, and rebuilt when they change.
+// It is kept under .cache, by the digests of the sources dist/ was built from (the stamps
+// dist/.sources-<form> that each build writes), and made again when they change.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { sourceDigest } from '../../scripts/build/source-stamp.ts';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 export const BUNDLES = join(ROOT, 'dist', 'bin');
@@ -26,9 +27,10 @@ function build(script: string, out: string): void {
   if (r.status !== 0) throw new Error(`building the older build (${script}) failed: ${r.error?.message ?? ''}${r.stdout}${r.stderr}`);
 }
 
-/** The older build, made if this tree's sources have none yet (a few minutes: the Bun binary). */
+/** The older build, made if dist/'s sources have none yet (a few minutes: the Bun binary). */
 export function olderBuild(): Build {
-  const out = join(ROOT, '.cache', 'install-older', sourceDigest().slice(0, 16));
+  const stamps = ['bundle', 'bun'].map((f) => readFileSync(join(ROOT, 'dist', `.sources-${f}`), 'utf8'));
+  const out = join(ROOT, '.cache', 'install-older', createHash('sha256').update(stamps.join('')).digest('hex').slice(0, 16));
   const done = join(out, '.complete');
   if (!existsSync(done)) {
     rmSync(join(ROOT, '.cache', 'install-older'), { recursive: true, force: true });

@@ -63,6 +63,9 @@ t.test('bundles, then the Bun binary over them, then bundles again', async (t) =
   t.equal(head.toString(), '#!', 'the open old bridge still reads as the old script');
   for (const p of PLUGINS) t.match(await versionOf(join(prefix, p)), { cniVersion: '1.1.0' }, `${p} answers as the Bun binary`);
 
+  // Held open, the starter's inode number is not reused by a bundle written once its links are gone.
+  const starterFd = openSync(join(prefix, 'bridge'), 'r');
+  t.teardown(() => closeSync(starterFd));
   await install(prefix, '--bundles');
   for (const p of BUNDLES) t.not(statSync(join(prefix, p)).ino, ino, `${p} is a bundle again`);
   t.equal(readFileSync(join(prefix, 'cni-ts'), 'latin1').slice(0, 10), '#!/bin/sh\n', 'cni-ts is the bundle of the installer again, not the binary');
