@@ -4,7 +4,7 @@
 // --watch installer putting back a removed file, a changed one and the conflist; --uninstall
 // leaving exactly what was not ours. docs/install.md describes the ownership rules.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, unlinkSync, writeFileSync, copyFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { cnitoolMissing } from '../helpers/cnitool.ts';
@@ -123,6 +123,8 @@ for (const form of FORMS) {
       unlinkSync(join(target, 'portmap'));
       await until('a removed portmap is back', () => existsSync(join(target, 'portmap')) && sha256(join(target, 'portmap')) === want['portmap']);
       t.match(out, new RegExp(`^restored \\(was missing\\) ${join(target, 'portmap')}$`, 'm'));
+      if (form.label === 'Bun')
+        t.equal(statSync(join(target, 'portmap')).ino, statSync(join(target, 'bridge')).ino, 'the starter put back is a link of the others');
 
       writeFileSync(join(target, 'loopback'), '#!/bin/sh\necho tampered\n');
       await until('a changed loopback is ours again', () => sha256(join(target, 'loopback')) === want['loopback']);

@@ -84,7 +84,7 @@ async function runSteps(steps: readonly Step[], source: Source | undefined, t: T
   const at = (name: string) => join(t.dir, name);
   let changed = 0;
   let graced = false;
-  // A name already put in this run with the same bytes: the next one is a hard link of it (the starter).
+  // A name holding the same bytes (put in this run, or unchanged): the next one is a hard link of it (the starter).
   const putBy = new Map<string, string>();
   for (const s of steps) {
     if ((s.op === 'install' || s.op === 'remove') && s.afterGrace && !graced) {
@@ -112,10 +112,14 @@ async function runSteps(steps: readonly Step[], source: Source | undefined, t: T
         changed++;
         ctx.log(`removed ${at(s.name)}`);
         break;
-      case 'unchanged':
+      case 'unchanged': {
+        // A starter put back later in this run becomes a link of this one, as the build lays them out.
+        const sha = source?.files.find((x) => x.name === s.name)?.sha256;
+        if (sha !== undefined && !putBy.has(sha)) putBy.set(sha, s.name);
         if (s.adopted) changed++;
         if (!ctx.quiet || s.adopted) ctx.log(`${s.adopted ? 'adopted (already our bytes)' : 'unchanged'} ${at(s.name)}`);
         break;
+      }
       case 'foreign':
         if (!ctx.quiet) ctx.log(`kept foreign ${at(s.name)} (${s.what} not installed by cni-ts; --take-over replaces it)`);
         break;
