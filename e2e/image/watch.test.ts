@@ -42,7 +42,7 @@ t.test('--watch puts back what goes, leaves foreign files, stops on podman stop;
   const bridge = join(binDir, 'bridge');
   rmSync(bridge);
   t.ok(await eventually(() => existsSync(bridge), 15_000), 'a removed bridge is put back');
-  t.ok(readFileSync(bridge).equals(readFileSync(join(binDir, 'loopback'))), 'as the starter again');
+  t.equal(statSync(bridge).ino, statSync(join(binDir, 'loopback')).ino, 'as a hard link of the starter again, as the build lays it out');
   t.equal(statSync(bridge).mode & 0o777, 0o755, 'executable');
   writeFileSync(conflist, ours.replace(/"cni0"/, '"br-by-hand"'));
   t.ok(await eventually(() => readFileSync(conflist, 'utf8') === ours, 15_000), 'a conflist changed by hand is written back');
