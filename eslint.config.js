@@ -9,7 +9,7 @@ import tseslint from 'typescript-eslint';
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'native/build/', '.cache/', '.tap/', 'runtime/launcher.cjs'] },
   {
-    files: ['{lib,plugins,tools,runtime,test-support,e2e,bench,scripts}/**/*.ts'],
+    files: ['{lib,plugins,tools,runtime,test-support,e2e,bench,scripts,deploy}/**/*.ts'],
     extends: [js.configs.recommended, ...tseslint.configs.recommendedTypeChecked],
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },

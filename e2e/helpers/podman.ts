@@ -111,7 +111,7 @@ function tryRmdir(dir: string): void {
 }
 
 /** rmdir the test's cgroup parent and the (empty, the container being gone) cgroups in it, in every hierarchy. */
-function removeCgroups(parent: string): void {
+export function removeCgroups(parent: string): void {
   const hierarchies = [
     '/sys/fs/cgroup',
     ...readdirSync('/sys/fs/cgroup', { withFileTypes: true })

@@ -25,7 +25,11 @@ const FORMS_USED_ANYWAY: Record<string, BuiltForm[]> = {
   'under-load.test.ts': ['bundle', 'bun'],
   'ownership.test.ts': ['bundle', 'bun'],
   'refusals.test.ts': ['bundle', 'bun'],
+  // e2e/image/upgrade.test.ts: the bundles' installer, then the image's
+  'upgrade.test.ts': ['bundle', 'bun'],
 };
+// Files that run the OCI image of the Bun form: `npm run image` first (a no-op when it is current).
+const USES_IMAGE = /^e2e\/image\//;
 const BUILD: Record<BuiltForm, string> = { bundle: 'build', bun: 'build:bun' };
 
 class UsageError extends Error {}
@@ -96,6 +100,10 @@ function main(argv: readonly string[]): number {
       console.error(`npm run e2e: npm run ${BUILD[built]} failed`);
       return 1;
     }
+  }
+  if (files.some((f) => USES_IMAGE.test(f)) && spawnSync('npm', ['run', '--silent', 'image'], { cwd: root, stdio: 'inherit' }).status !== 0) {
+    console.error('npm run e2e: npm run image failed');
+    return 1;
   }
   const env = { ...process.env, CNI_E2E_FORM: form };
   const r = spawnSync('npx', ['tap', ...tapArgs, ...files], { cwd: root, stdio: 'inherit', env });

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test command (`npm test`): set up what the tests need (scripts/dev/prereqs.sh: Debian
 # packages, cnitool), build both packaged forms (dist/bun, dist/bin: always, so a stale build is
-# never tested), then the tests, in two runs, with typecheck and lint beside them:
+# never tested) and the OCI image of the Bun form (npm run image), then the tests, in two runs,
+# with typecheck and lint beside them:
 #   1. the unit tests and the whole e2e suite against the Bun binary's links (dist/bun/bin), the
 #      recommended form; its e2e tests show as "[bun] e2e/…";
 #   2. the form-parity set (e2e/form-parity.txt) against the bundles (dist/bin): the forms share
@@ -30,6 +31,11 @@ stop() { echo "npm test: $*" >&2; echo "0 passed, 1 failed, 0 skipped"; exit 1; 
 bash scripts/dev/prereqs.sh || stop "a prerequisite is missing (named above)"
 npm run --silent build || stop "the build failed"
 npm run --silent build:bun || stop "the Bun build failed"
+# The OCI image of the Bun form, for e2e/image/ (a no-op when Podman's storage holds these files
+# already). Only as root: Podman's storage is root's, and without root those tests skip anyway.
+if [ "$(id -u)" -eq 0 ]; then
+  npm run --silent image || stop "the image build failed"
+fi
 mapfile -t parity < <(sed 's/#.*//' e2e/form-parity.txt | awk 'NF { print $1 }')
 [ "${#parity[@]}" -gt 0 ] || stop "e2e/form-parity.txt names no test file"
 
@@ -54,7 +60,7 @@ if [ "$(id -u)" -eq 0 ]; then
 fi
 # Only tap's stdout (the TAP stream) is parsed; the tests' stderr goes straight to the terminal.
 CNI_E2E_FORM=bun npx tap --reporter=tap --jobs=2 \
-  'lib/**/*.test.ts' 'plugins/**/*.test.ts' 'tools/**/*.test.ts' 'runtime/**/*.test.ts' 'scripts/**/*.test.ts' 'e2e/**/*.test.ts' \
+  'lib/**/*.test.ts' 'plugins/**/*.test.ts' 'tools/**/*.test.ts' 'runtime/**/*.test.ts' 'scripts/**/*.test.ts' 'deploy/**/*.test.ts' 'e2e/**/*.test.ts' \
   | named bun | tee "$log"
 status=${PIPESTATUS[0]}
 CNI_E2E_FORM=bundle npx tap --reporter=tap --jobs=2 "${parity[@]}" | named bundle | tee -a "$log"
