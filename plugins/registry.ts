@@ -122,6 +122,22 @@ export const REGISTRY = {
     noJit: true,
     bench: 'bench/tuning.ts',
   },
+  macvlan: {
+    kind: 'main',
+    main: () => import('./macvlan/main.ts'),
+    conf: () => import('./macvlan/conf.ts').then((m) => (req: CniRequest) => void m.loadConf(req, { forAdd: true })),
+    usesIpam: true,
+    capabilities: ['mac'],
+    bench: 'bench/macvlan.ts',
+  },
+  ipvlan: {
+    kind: 'main',
+    main: () => import('./ipvlan/main.ts'),
+    conf: () => import('./ipvlan/conf.ts').then((m) => (req: CniRequest) => void m.loadConf(req, { forAdd: true })),
+    usesIpam: true,
+    capabilities: [],
+    bench: 'bench/ipvlan.ts',
+  },
   'cni-run': { kind: 'tool', module: 'tools/cni-run.ts' },
 } as const satisfies Record<string, ProgramEntry>;
 
