@@ -85,6 +85,11 @@ function parseConf(req: CniRequest, o: LoadOptions): MacvlanConf {
   const { MAC: argsMac } = parseCniArgs(req.args, ['MAC']);
   const [field, macText] = raw.runtimeConfig?.mac ? ['runtimeConfig.mac', raw.runtimeConfig.mac] : argsMac ? ['CNI_ARGS MAC', argsMac] : ['mac', raw.mac ?? ''];
   const mac = pickMac(field, macText, problems);
+  // Without IPAM the result has no address, which a 0.1.0 or 0.2.0 result cannot express: the
+  // reference finds out when printing, after making the link, and leaves it behind.
+  if (!ipamType && req.command === 'ADD' && (req.cniVersion === '0.1.0' || req.cniVersion === '0.2.0')) {
+    throw new CniError(ErrorCode.IncompatibleCNIVersion, 'cannot convert: no valid IP addresses');
+  }
   if (problems.length > 0) {
     throw new CniError(ErrorCode.InvalidNetworkConfig, problems[0]?.msg ?? 'invalid network config', problems.map((p) => `${p.field}: ${p.msg}`).join('; '));
   }
