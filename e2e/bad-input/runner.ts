@@ -76,6 +76,7 @@ export interface Impl {
 /** The valid ADD, CHECK, DEL; returns the ADD result for CHECK cases, or throws. */
 async function positiveControl(t: Target, e: Env, { pluginDir, lenientCheck, onControlNote }: Impl): Promise<RunCtx> {
   const podPath = `/run/netns/${e.pod}`;
+  await t.setupNode?.({ node: e.node, pod: e.pod, podPath });
   const chain = await t.prepare?.({ node: e.node, pod: e.pod, podPath });
   const ctx0: RunCtx = { dataDir: e.dataDir, name: 'bi', podPath, prevResult: undefined, pluginDir, chain };
   const vars = (verb: string) => ({ CNI_COMMAND: verb, CNI_CONTAINERID: 'bi-ctr', CNI_NETNS: ctx0.podPath, CNI_IFNAME: 'eth0', CNI_PATH: pluginDir });

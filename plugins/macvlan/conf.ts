@@ -59,8 +59,8 @@ type Problem = { field: string; msg: string };
 
 export interface LoadOptions {
   /**
-   * ADD and CHECK: the values are checked and CNI_ARGS read. DEL, GC and STATUS read the
-   * types only (the reference unmarshals nothing more there), so DEL cleans up after any ADD.
+   * ADD and CHECK: the values are checked. DEL, GC and STATUS read the types only (the reference
+   * unmarshals nothing more there), so DEL cleans up after any ADD.
    */
   forAdd?: boolean;
 }
@@ -74,6 +74,8 @@ function parseConf(req: CniRequest, o: LoadOptions): MacvlanConf {
   const raw = parseWithSchema(macvlanConfSchema, req.config);
   const problems: Problem[] = [];
   const ipamType = raw.ipam?.type || undefined;
+  // CNI_ARGS is read by every verb that gets one, as the Go plugin does: garbage is refused.
+  const { MAC: argsMac } = parseCniArgs(req.args, ['MAC']);
   if (!o.forAdd) return Object.freeze({ mode: 'bridge', mtu: 0, linkInContainer: raw.linkInContainer === true, bcQueueLen: 0, ...(ipamType && { ipamType }) });
   if (raw.master && !isValidIfName(raw.master)) problems.push({ field: 'master', msg: `invalid master name ${JSON.stringify(raw.master)}` });
   const mode = raw.mode || 'bridge';
@@ -82,7 +84,6 @@ function parseConf(req: CniRequest, o: LoadOptions): MacvlanConf {
   if (bcQueueLen < 0 || bcQueueLen > UINT32_MAX)
     problems.push({ field: 'bcqueuelen', msg: `invalid bcqueuelen ${bcQueueLen} (must be between 0 and ${UINT32_MAX})` });
   // The later source wins: the config's mac, then CNI_ARGS MAC, then runtimeConfig.mac.
-  const { MAC: argsMac } = parseCniArgs(req.args, ['MAC']);
   const [field, macText] = raw.runtimeConfig?.mac ? ['runtimeConfig.mac', raw.runtimeConfig.mac] : argsMac ? ['CNI_ARGS MAC', argsMac] : ['mac', raw.mac ?? ''];
   const mac = pickMac(field, macText, problems);
   // Without IPAM the result has no address, which a 0.1.0 or 0.2.0 result cannot express: the

@@ -9,10 +9,13 @@ import { staticConfSchema } from '../../lib/ipam/static-conf.ts';
 import { bandwidthConfSchema } from '../../plugins/bandwidth/conf.ts';
 import { bridgeConfSchema } from '../../plugins/bridge/conf.ts';
 import { firewallConfSchema } from '../../plugins/firewall/conf.ts';
+import { ipvlanConfSchema } from '../../plugins/ipvlan/conf.ts';
+import { macvlanConfSchema } from '../../plugins/macvlan/conf.ts';
 import { portmapConfSchema } from '../../plugins/portmap/conf.ts';
 import { ptpConfSchema } from '../../plugins/ptp/conf.ts';
 import { tuningConfSchema } from '../../plugins/tuning/conf.ts';
 import { CHAIN, prepareBridgeLike, type ChainWorld } from './chain-prep.ts';
+import { LOWER_MASTER, prepareMaster } from './master-prep.ts';
 
 export interface Ctx {
   /** host-local's dataDir for this batch */
@@ -58,6 +61,13 @@ export interface Target {
   readonly prepare?: (w: ChainWorld) => Promise<Record<string, unknown>>;
   /** prevResults that are well-formed JSON but wrong for this plugin */
   readonly prevCases?: readonly PrevCase[];
+  /** Builds what the node must have for the valid config (a master link), before `prepare`. */
+  readonly setupNode?: (w: ChainWorld) => Promise<void>;
+  /**
+   * The link kind its valid config makes, when this machine's kernel may lack it: the target then
+   * runs in the kernel lab (its own file there), not in e2e/bad-input/generated.test.ts.
+   */
+  readonly kernelLink?: 'ipvlan';
 }
 
 const HUGE = 'a'.repeat(1 << 20);
@@ -302,6 +312,59 @@ export const TARGETS: readonly Target[] = [
     },
     badNumbers: { mtu: [-1, 65536, 2 ** 53], txQLen: [-1, 2 ** 32, 2 ** 53] },
     prepare: prepareBridgeLike,
+  },
+  {
+    plugin: 'macvlan',
+    schemas: () => [macvlanConfSchema(), hostLocalSchema()],
+    base: (c) => ({
+      cniVersion: '1.0.0',
+      name: c.name,
+      type: 'macvlan',
+      master: LOWER_MASTER,
+      mode: 'bridge',
+      mtu: 1400,
+      ipam: { type: 'host-local', dataDir: c.dataDir, ranges: [[{ subnet: '10.88.0.0/24' }]] },
+    }),
+    usesNetns: true,
+    readsCniArgs: true,
+    delReadsConfig: true,
+    valueVerbs: ['ADD', 'CHECK'],
+    // '' is the reference's "not set" for master (the default route's interface) and mode (bridge)
+    badStrings: {
+      master: IFNAMES.filter((s) => s !== ''),
+      mode: ['switch', 'Bridge', 'bridge ', HUGE],
+      mac: ['x', '00:00:00:00:00:00', '01:02:03:04:05:06', HUGE],
+      'runtimeConfig.mac': ['x', '01:02:03:04:05:06', HUGE],
+      'ipam.ranges[0][0].subnet': CIDRS,
+    },
+    // the master's MTU is 1500; under 68 the kernel refuses the link
+    badNumbers: { mtu: [-1, 10, 67, 1501, 65536, 2 ** 53], bcqueuelen: [-1, 2 ** 32, 2 ** 53] },
+    setupNode: prepareMaster,
+  },
+  {
+    plugin: 'ipvlan',
+    schemas: () => [ipvlanConfSchema(), hostLocalSchema()],
+    base: (c) => ({
+      cniVersion: '1.0.0',
+      name: c.name,
+      type: 'ipvlan',
+      master: LOWER_MASTER,
+      mode: 'l2',
+      mtu: 1400,
+      ipam: { type: 'host-local', dataDir: c.dataDir, ranges: [[{ subnet: '10.89.0.0/24' }]] },
+    }),
+    usesNetns: true,
+    readsCniArgs: false,
+    delReadsConfig: true,
+    valueVerbs: ['ADD', 'CHECK'],
+    badStrings: {
+      master: IFNAMES.filter((s) => s !== ''),
+      mode: ['l4', 'L2', 'l2 ', HUGE],
+      'ipam.ranges[0][0].subnet': CIDRS,
+    },
+    badNumbers: { mtu: [-1, 10, 67, 1501, 65536, 2 ** 53] },
+    setupNode: prepareMaster,
+    kernelLink: 'ipvlan',
   },
 ];
 
