@@ -21,8 +21,8 @@ export async function benchSection(o: SectionOptions): Promise<Row[]> {
   const agent = new Agent(node);
   const dataDir = mkdtempSync(join(tmpdir(), 'cnits-bench-ipvlan-'));
   const subjects = [
-    { label: 'go', dir: GO_DIR, conf: lowerConf('ipvlan', 'l2', 'go', dataDir, '10.253.0.0/16') },
-    { label: 'ours', dir: OURS_DIR, conf: lowerConf('ipvlan', 'l2', 'ours', dataDir, '10.254.0.0/16') },
+    { label: 'go', dir: GO_DIR, conf: lowerConf({ type: 'ipvlan', mode: 'l2' }, 'go', dataDir, '10.253.0.0/16') },
+    { label: 'ours', dir: OURS_DIR, conf: lowerConf({ type: 'ipvlan', mode: 'l2' }, 'ours', dataDir, '10.254.0.0/16') },
   ];
   try {
     const samples = await addDelRounds(o, agent, subjects, { pluginCase: (s) => ({ file: join(s.dir, 'ipvlan'), input: s.conf, cniPath: s.dir }) });

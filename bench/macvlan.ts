@@ -8,7 +8,8 @@ import { addDelRounds, addNetns, Agent, delNetns, GO_DIR, OURS_DIR, sh, verbFigu
 
 export const MASTER = 'cnitsbench0';
 
-export function lowerConf(type: 'macvlan' | 'ipvlan', mode: string, label: string, dataDir: string, subnet: string): string {
+export function lowerConf(kind: { type: 'macvlan' | 'ipvlan'; mode: string }, label: string, dataDir: string, subnet: string): string {
+  const { type, mode } = kind;
   return JSON.stringify({
     cniVersion: '1.0.0',
     name: `bench-${type}-${label}`,
@@ -32,8 +33,8 @@ export async function benchSection(o: SectionOptions): Promise<Row[]> {
   const agent = new Agent(node);
   const dataDir = mkdtempSync(join(tmpdir(), 'cnits-bench-macvlan-'));
   const subjects = [
-    { label: 'go', dir: GO_DIR, conf: lowerConf('macvlan', 'bridge', 'go', dataDir, '10.253.0.0/16') },
-    { label: 'ours', dir: OURS_DIR, conf: lowerConf('macvlan', 'bridge', 'ours', dataDir, '10.254.0.0/16') },
+    { label: 'go', dir: GO_DIR, conf: lowerConf({ type: 'macvlan', mode: 'bridge' }, 'go', dataDir, '10.253.0.0/16') },
+    { label: 'ours', dir: OURS_DIR, conf: lowerConf({ type: 'macvlan', mode: 'bridge' }, 'ours', dataDir, '10.254.0.0/16') },
   ];
   try {
     const samples = await addDelRounds(o, agent, subjects, { pluginCase: (s) => ({ file: join(s.dir, 'macvlan'), input: s.conf, cniPath: s.dir }) });

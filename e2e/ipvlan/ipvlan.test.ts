@@ -160,3 +160,16 @@ t.test('DEL of a gone netns succeeds and releases the address; GC and STATUS', {
   await t.resolves(g.del(), 'DEL of the gone netns succeeds');
   await t.resolves(status(list, { nodeNetns: w.node.name }), 'STATUS succeeds');
 });
+
+t.test('DEL needs no master: none configured, no prevResult, a node without a default route', { skip }, async (t) => {
+  const w = await makeLan(t);
+  const pod = await makePod(t);
+  const a = { containerId: 'iv-nomaster', netns: pod.path, ifname: 'eth0', nodeNetns: w.node.name };
+  const add = await execPlugin('ipvlan', { command: 'ADD', ...a }, { cniVersion: '1.0.0', name: NET, ...ipvlan(w) });
+  t.equal(add.code, 0, 'ADD on eth0');
+  await run('ip', ['-n', w.node.name, 'route', 'del', 'default']);
+  const del = await execPlugin('ipvlan', { command: 'DEL', ...a }, { cniVersion: '1.0.0', name: NET, ...ipvlan(w, { master: undefined }) });
+  t.equal(del.code, 0, `DEL succeeds ${del.stdout}`);
+  t.same(await linksBesideLo(pod), [], 'the ipvlan is gone');
+  t.same(ipFiles(w.dataDir, NET), [], 'the address is released');
+});

@@ -239,3 +239,15 @@ t.test('DEL of a gone netns succeeds and releases the address; GC and STATUS', {
   await t.resolves(g.del(), 'DEL of the gone netns succeeds');
   await t.resolves(status(list, { nodeNetns: w.node.name }), 'STATUS succeeds');
 });
+
+t.test('DEL removes the link even when the IPAM DEL fails, and reports that failure', { skip: needsRoot }, async (t) => {
+  const w = await makeLan(t);
+  const pod = await makePod(t);
+  const a = { containerId: 'mv-ipamfail', netns: pod.path, ifname: 'eth0', nodeNetns: w.node.name };
+  const add = await execPlugin('macvlan', { command: 'ADD', ...a }, { cniVersion: '1.0.0', name: NET, ...macvlan(w) });
+  t.equal(add.code, 0, 'ADD');
+  t.teardown(() => execPlugin('macvlan', { command: 'DEL', ...a }, { cniVersion: '1.0.0', name: NET, ...macvlan(w) }));
+  const del = await execPlugin('macvlan', { command: 'DEL', ...a }, { cniVersion: '1.0.0', name: NET, ...macvlan(w, { ipam: { type: 'no-such-ipam' } }) });
+  t.match(del.json, { code: 999, msg: /no-such-ipam/ }, 'the IPAM failure is reported');
+  t.same(await linksBesideLo(pod), [], 'and the macvlan is gone anyway');
+});

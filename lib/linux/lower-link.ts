@@ -48,18 +48,7 @@ function encode(spec: LowerLinkSpec, link: NewLowerLink): Buffer {
  */
 export async function createLowerLink(spec: LowerLinkSpec, at: LowerLinkPlace): Promise<LinkInfo> {
   const sameNs = at.parentNs === at.pod;
-  let tmp = '';
-  for (let i = 0; ; i++) {
-    tmp = randomVethName();
-    const link: NewLowerLink = { name: tmp, parent: at.parentIndex, ...(at.mtu && { mtu: at.mtu }), ...(!sameNs && { netnsFd: at.pod.fd }) };
-    try {
-      await rtnlRequest(at.parentNs, RTM_NEWLINK, encode(spec, link), NLM_F_CREATE | NLM_F_EXCL);
-      break;
-    } catch (err) {
-      if (isNetlinkError(err, 'EEXIST') && i + 1 < ATTEMPTS) continue;
-      throw new LowerLinkError(`failed to create ${spec.kind}: ${(err as Error).message}`, { cause: err });
-    }
-  }
+  const tmp = await createUnderTempName(spec, at, sameNs);
   const made = await getLinkByName(at.pod, tmp);
   if (!made) throw new LowerLinkError(`failed to refetch ${spec.kind} ${JSON.stringify(tmp)}`);
   try {
@@ -69,6 +58,21 @@ export async function createLowerLink(spec: LowerLinkSpec, at: LowerLinkPlace): 
     throw new LowerLinkError(`failed to rename ${spec.kind} to ${JSON.stringify(at.ifname)}: ${(err as Error).message}`, { cause: err });
   }
   return { ...made, name: at.ifname };
+}
+
+/** A random free name: another try when it is taken. */
+async function createUnderTempName(spec: LowerLinkSpec, at: LowerLinkPlace, sameNs: boolean): Promise<string> {
+  for (let i = 1; ; i++) {
+    const tmp = randomVethName();
+    const link: NewLowerLink = { name: tmp, parent: at.parentIndex, ...(at.mtu && { mtu: at.mtu }), ...(!sameNs && { netnsFd: at.pod.fd }) };
+    try {
+      await rtnlRequest(at.parentNs, RTM_NEWLINK, encode(spec, link), NLM_F_CREATE | NLM_F_EXCL);
+      return tmp;
+    } catch (err) {
+      if (isNetlinkError(err, 'EEXIST') && i < ATTEMPTS) continue;
+      throw new LowerLinkError(`failed to create ${spec.kind}: ${(err as Error).message}`, { cause: err });
+    }
+  }
 }
 
 async function deleteQuietly(ns: Netns, index: number): Promise<void> {
