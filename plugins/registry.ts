@@ -133,7 +133,9 @@ export const REGISTRY = {
   ipvlan: {
     kind: 'main',
     main: () => import('./ipvlan/main.ts'),
-    conf: () => import('./ipvlan/conf.ts').then((m) => (req: CniRequest) => void m.loadConf(req, { forAdd: true })),
+    // Judged as CHECK reads it: cni-run validate has no prevResult, from which a chained ipvlan
+    // takes its master and addresses.
+    conf: () => import('./ipvlan/conf.ts').then((m) => (req: CniRequest) => void m.loadConf({ ...req, command: 'CHECK' }, { forAdd: true })),
     usesIpam: true,
     capabilities: [],
     bench: 'bench/ipvlan.ts',
