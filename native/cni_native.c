@@ -1,7 +1,7 @@
 /*
  * The few syscalls Node cannot make: setns (scoped to one synchronous JS
  * call), flock, fstatfs, netlink sockets (nl_socket.c) and a spawn that copies
- * nothing of the parent (spawn.c). Plain N-API (no libuv, no C++) so the same
+ * nothing of the parent (spawn.c), tun/tap creation (tun.c). Plain N-API (no libuv, no C++) so the same
  * .node loads under any Node >= 20 and stays small enough to embed in each bundle.
  */
 #include <errno.h>
@@ -35,6 +35,8 @@ static const char *errno_code(int err) {
     case EACCES: return "EACCES";
     case EAFNOSUPPORT: return "EAFNOSUPPORT";
     case EBADF: return "EBADF";
+    case EBUSY: return "EBUSY";
+    case EEXIST: return "EEXIST";
     case EINTR: return "EINTR";
     case EINVAL: return "EINVAL";
     case EIO: return "EIO";
@@ -44,6 +46,7 @@ static const char *errno_code(int err) {
     case EMSGSIZE: return "EMSGSIZE";
     case ENFILE: return "ENFILE";
     case ENOBUFS: return "ENOBUFS";
+    case ENODEV: return "ENODEV";
     case ENOENT: return "ENOENT";
     case ENOLCK: return "ENOLCK";
     case ENOMEM: return "ENOMEM";
@@ -226,6 +229,7 @@ NAPI_MODULE_INIT() {
       !export_fn(env, exports, "isNetnsFd", is_netns_fd) ||
       !export_nl_socket(env, exports) ||
       !export_spawn(env, exports) ||
+      !export_tun(env, exports) ||
       !export_int(env, exports, "LOCK_SH", LOCK_SH) ||
       !export_int(env, exports, "LOCK_EX", LOCK_EX) ||
       !export_int(env, exports, "LOCK_UN", LOCK_UN) ||

@@ -18,5 +18,7 @@ int export_fn(napi_env env, napi_value exports, const char *name, napi_callback 
 int export_nl_socket(napi_env env, napi_value exports);
 /* Adds spawnStart and spawnWait to exports (spawn.c). */
 int export_spawn(napi_env env, napi_value exports);
+/* Adds tunCreate to exports (tun.c). */
+int export_tun(napi_env env, napi_value exports);
 
 #endif

@@ -140,6 +140,23 @@ export const REGISTRY = {
     capabilities: [],
     bench: 'bench/ipvlan.ts',
   },
+  dummy: {
+    kind: 'main',
+    main: () => import('./dummy/main.ts'),
+    conf: () => import('./dummy/conf.ts').then(load),
+    usesIpam: true,
+    capabilities: [],
+    bench: 'bench/dummy.ts',
+  },
+  tap: {
+    kind: 'main',
+    main: () => import('./tap/main.ts'),
+    // tap's ADD refuses an MTU or MAC the kernel would refuse; a config is judged as ADD sees it.
+    conf: () => import('./tap/conf.ts').then((m) => (req: CniRequest) => void m.loadConf(req, { forAdd: true })),
+    usesIpam: true,
+    capabilities: ['mac'],
+    bench: 'bench/tap.ts',
+  },
   'cni-run': { kind: 'tool', module: 'tools/cni-run.ts' },
 } as const satisfies Record<string, ProgramEntry>;
 

@@ -99,6 +99,7 @@ const EXPECTED = {
     'nlClose',
     'spawnStart',
     'spawnWait',
+    'tunCreate',
     'LOCK_SH',
     'LOCK_EX',
     'LOCK_UN',

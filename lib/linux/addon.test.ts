@@ -5,7 +5,7 @@ import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { nativeModule } from './natives.ts';
-import { LOCK_EX, LOCK_NB, LOCK_SH, LOCK_UN, flock, isNetnsFd } from './addon.ts';
+import { LOCK_EX, LOCK_NB, LOCK_SH, LOCK_UN, flock, isNetnsFd, tunCreate } from './addon.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cni-addon-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -45,4 +45,16 @@ t.test('isNetnsFd', async (t) => {
   t.equal(isNetnsFd(reg), false);
   t.equal(isNetnsFd(dirFd), false);
   t.throws(() => isNetnsFd(9999), { code: 'EBADF' });
+});
+
+t.test('tunCreate refuses bad arguments before it enters any netns or opens /dev/net/tun', async (t) => {
+  const ok = { name: 'tap0', flags: 2, owner: -1, group: -1 };
+  // IFNAMSIZ is 16 with the NUL: a longer name would be cut by the copy, so it is refused whole.
+  t.throws(() => tunCreate(0, { ...ok, name: 'a'.repeat(16) }), TypeError, '16 bytes');
+  t.throws(() => tunCreate(0, { ...ok, name: '' }), TypeError, 'empty');
+  t.throws(() => tunCreate(0, { ...ok, name: 'ta\0p' }), TypeError, 'a NUL inside');
+  t.throws(() => tunCreate(0, { ...ok, owner: -2 }), RangeError, 'owner below -1');
+  t.throws(() => tunCreate(0, { ...ok, group: 2 ** 32 }), RangeError, 'group above uint32');
+  t.throws(() => tunCreate(0, { ...ok, owner: 1.5 }), RangeError, 'a fraction');
+  t.throws(() => tunCreate(-1, ok), RangeError, 'a negative netns fd');
 });

@@ -12,6 +12,7 @@ interface CniNative {
   nlClose(fd: number): void;
   spawnStart(file: string, args: readonly string[], input: Buffer): [pid: number, stdoutFd: number, stderrFd: number];
   spawnWait(pid: number, timeoutMs: number): [code: number, signal: number];
+  tunCreate(netnsFd: number, name: string, flags: number, owner: number, group: number): string;
   readonly LOCK_SH: number;
   readonly LOCK_EX: number;
   readonly LOCK_UN: number;
@@ -94,4 +95,13 @@ export function spawnStart(file: string, args: readonly string[], input: Buffer)
 export function spawnWait(pid: number, timeoutMs: number): { code: number; signal: number } {
   const [code, signal] = addon().spawnWait(pid, timeoutMs);
   return { code, signal };
+}
+
+/**
+ * Creates a persistent tun/tap device (TUNSETIFF with IFF_TUN_EXCL, TUNSETOWNER and TUNSETGROUP
+ * unless -1, TUNSETPERSIST) through /dev/net/tun opened inside the netns at netnsFd; returns the
+ * kernel's name for it. A failed ioctl throws an Error whose syscall names it; nothing is left.
+ */
+export function tunCreate(netnsFd: number, d: { name: string; flags: number; owner: number; group: number }): string {
+  return addon().tunCreate(netnsFd, d.name, d.flags, d.owner, d.group);
 }

@@ -48,3 +48,8 @@ export * from './netfilter/index.ts';
 export * from './tc/index.ts';
 export { deleteConntrackByDstPort } from './conntrack.ts';
 export { routeInterface } from './route-get.ts';
+// dummy and tun/tap links (the dummy and tap plugins).
+export { createDummy, encodeNewDummy } from './dummy.ts';
+export { createTun, TunError, type TunSpec } from './tuntap.ts';
+export { IFF_MULTI_QUEUE, IFF_NO_PI, IFF_PERSIST, IFF_TAP, IFF_TUN, IFF_VNET_HDR } from './tun-flags.ts';
+export { clearExecLabel, setExecLabel, SelinuxError } from './selinux.ts';

@@ -13,6 +13,8 @@ import { ipvlanConfSchema } from '../../plugins/ipvlan/conf.ts';
 import { macvlanConfSchema } from '../../plugins/macvlan/conf.ts';
 import { portmapConfSchema } from '../../plugins/portmap/conf.ts';
 import { ptpConfSchema } from '../../plugins/ptp/conf.ts';
+import { dummyConfSchema } from '../../plugins/dummy/conf.ts';
+import { tapConfSchema } from '../../plugins/tap/conf.ts';
 import { tuningConfSchema } from '../../plugins/tuning/conf.ts';
 import { CHAIN, prepareBridgeLike, type ChainWorld } from './chain-prep.ts';
 import { LOWER_MASTER, prepareMaster } from './master-prep.ts';
@@ -61,13 +63,14 @@ export interface Target {
   readonly prepare?: (w: ChainWorld) => Promise<Record<string, unknown>>;
   /** prevResults that are well-formed JSON but wrong for this plugin */
   readonly prevCases?: readonly PrevCase[];
+  /**
+   * A link kind the plugin makes that a kernel may lack (`ip link add … type <kind>` answers
+   * "Unknown device type"). On such a kernel the control's ADD must fail with the kernel's
+   * EOPNOTSUPP, its DEL succeed, and CHECK cases get `standIn(podPath)` as their prevResult.
+   */
+  readonly kernelLink?: { readonly kind: string; readonly standIn: (podPath: string) => Record<string, unknown> };
   /** Builds what the node must have for the valid config (a master link), before `prepare`. */
   readonly setupNode?: (w: ChainWorld) => Promise<void>;
-  /**
-   * The link kind its valid config makes, when this machine's kernel may lack it: the target then
-   * runs in the kernel lab (its own file there), not in e2e/bad-input/generated.test.ts.
-   */
-  readonly kernelLink?: 'ipvlan';
 }
 
 const HUGE = 'a'.repeat(1 << 20);
@@ -314,6 +317,54 @@ export const TARGETS: readonly Target[] = [
     prepare: prepareBridgeLike,
   },
   {
+    plugin: 'dummy',
+    schemas: () => [dummyConfSchema(), hostLocalSchema()],
+    base: (c) => ({
+      cniVersion: '1.0.0',
+      name: c.name,
+      type: 'dummy',
+      ipam: { type: 'host-local', dataDir: c.dataDir, ranges: [[{ subnet: '10.87.0.0/24' }]], routes: [{ dst: '10.88.0.0/16' }] },
+    }),
+    usesNetns: true,
+    readsCniArgs: true,
+    delReadsConfig: true,
+    badStrings: { 'ipam.type': [''], 'ipam.ranges[0][0].subnet': CIDRS },
+    kernelLink: {
+      kind: 'dummy',
+      standIn: (podPath) => ({
+        cniVersion: '1.0.0',
+        interfaces: [{ name: 'eth0', mac: '02:00:00:00:00:01', sandbox: podPath }],
+        ips: [{ address: '10.87.0.2/24', gateway: '10.87.0.1', interface: 0 }],
+      }),
+    },
+  },
+  {
+    plugin: 'tap',
+    schemas: () => [tapConfSchema(), hostLocalSchema()],
+    base: (c) => ({
+      cniVersion: '1.0.0',
+      name: c.name,
+      type: 'tap',
+      capabilities: { mac: true },
+      multiQueue: true,
+      mtu: 1400,
+      owner: 0,
+      group: 0,
+      runtimeConfig: { mac: '02:00:00:00:00:78' },
+      ipam: { type: 'host-local', dataDir: c.dataDir, ranges: [[{ subnet: '10.89.0.0/24' }]], routes: [{ dst: '10.90.0.0/16' }] },
+    }),
+    usesNetns: true,
+    readsCniArgs: true,
+    delReadsConfig: true,
+    badStrings: {
+      // top-level mac is shadowed by runtimeConfig.mac in the base config (the later source wins)
+      'runtimeConfig.mac': ['x', '01:02:03:04:05:06', '00:00:00:00:00:00', HUGE],
+      'ipam.ranges[0][0].subnet': CIDRS,
+    },
+    // the tun driver's range is 68..65521; owner and group are Go uint32s
+    badNumbers: { mtu: [-1, 67, 65522, 2 ** 53], owner: [-1, 2 ** 32, 2 ** 53], group: [-1, 2 ** 32] },
+  },
+  {
     plugin: 'macvlan',
     schemas: () => [macvlanConfSchema(), hostLocalSchema()],
     base: (c) => ({
@@ -323,7 +374,7 @@ export const TARGETS: readonly Target[] = [
       master: LOWER_MASTER,
       mode: 'bridge',
       mtu: 1400,
-      ipam: { type: 'host-local', dataDir: c.dataDir, ranges: [[{ subnet: '10.88.0.0/24' }]] },
+      ipam: { type: 'host-local', dataDir: c.dataDir, ranges: [[{ subnet: '10.91.0.0/24' }]] },
     }),
     usesNetns: true,
     readsCniArgs: true,
@@ -351,7 +402,7 @@ export const TARGETS: readonly Target[] = [
       master: LOWER_MASTER,
       mode: 'l2',
       mtu: 1400,
-      ipam: { type: 'host-local', dataDir: c.dataDir, ranges: [[{ subnet: '10.89.0.0/24' }]] },
+      ipam: { type: 'host-local', dataDir: c.dataDir, ranges: [[{ subnet: '10.92.0.0/24' }]] },
     }),
     usesNetns: true,
     readsCniArgs: false,
@@ -364,7 +415,14 @@ export const TARGETS: readonly Target[] = [
     },
     badNumbers: { mtu: [-1, 10, 67, 1501, 65536, 2 ** 53] },
     setupNode: prepareMaster,
-    kernelLink: 'ipvlan',
+    kernelLink: {
+      kind: 'ipvlan',
+      standIn: (podPath) => ({
+        cniVersion: '1.0.0',
+        interfaces: [{ name: 'eth0', mac: '02:00:00:00:00:01', sandbox: podPath }],
+        ips: [{ address: '10.92.0.2/24', gateway: '10.92.0.1', interface: 0 }],
+      }),
+    },
   },
 ];
 
