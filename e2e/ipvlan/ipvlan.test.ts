@@ -130,7 +130,7 @@ t.test('refused input and a failed ADD: code and message, nothing made', { skip 
     ['mtu above the master', { mtu: 9000 }, 7, 'invalid MTU 9000, must be [0, master MTU(1500)]'],
     ['no such master', { master: 'eth9' }, 7, 'failed to lookup master "eth9": Link not found'],
     ['no IPAM and no prevResult', { ipam: undefined }, 7, 'no plugin name provided'],
-    ['an IPAM that fails after the link was made', { ipam: { type: 'no-such-ipam' } }, 999, /no-such-ipam/],
+    ['an IPAM that fails (it runs before the link is made)', { ipam: { type: 'no-such-ipam' } }, 999, /no-such-ipam/],
   ];
   for (const [what, extra, code, msg] of cases) {
     const r = await execPlugin(

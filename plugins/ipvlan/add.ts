@@ -1,6 +1,6 @@
 // ADD (reference cmdAdd, https://github.com/containernetworking/plugins/blob/v1.9.1/plugins/main/ipvlan/ipvlan.go):
-// the master, the ipvlan in the pod, then the addresses: the IPAM's, or chained without IPAM,
-// prevResult's (its routes and DNS too). Each step that leaves something registers its undo, so
+// the master, the addresses (the IPAM's, or chained without IPAM, prevResult's with its routes),
+// then the ipvlan in the pod carrying them. Each step that leaves something registers its undo, so
 // a failing ADD leaves no link and no allocation (the reference leaves the link when IPAM fails).
 import { UndoStack, type CniRequest, type Result } from '../../lib/cni-spec/index.ts';
 import { ipamAdd, ipamDel } from '../../lib/ipam/index.ts';
@@ -14,11 +14,8 @@ export async function cmdAdd(req: CniRequest): Promise<Result> {
   const undo = new UndoStack('ipvlan');
   try {
     const parent = await resolveParent(node, pod, { ...(conf.master && { master: conf.master }), inPod: conf.linkInContainer, mtu: conf.mtu });
-    const link = await createLowerLink(
-      { kind: 'ipvlan', mode: conf.mode },
-      { parentNs: parent.ns, parentIndex: parent.link.index, pod, ifname: req.ifname, ...(conf.mtu && { mtu: conf.mtu }) },
-    );
-    undo.push(`ipvlan ${req.ifname}`, () => deleteLink(pod, link.index));
+    // The addresses before the link (the reference makes the link first): an IPAM that refuses
+    // its config answers with its own error, also on a kernel that cannot make ipvlan links.
     let base: Result;
     if (conf.ipamType === undefined) {
       // conf.ts refused an ADD without IPAM whose prevResult has no addresses
@@ -29,6 +26,11 @@ export async function cmdAdd(req: CniRequest): Promise<Result> {
       undo.push('IPAM allocation', () => ipamDel(ipamType, req));
       if (!base.ips || base.ips.length === 0) throw new Error('IPAM plugin returned missing IP config');
     }
+    const link = await createLowerLink(
+      { kind: 'ipvlan', mode: conf.mode },
+      { parentNs: parent.ns, parentIndex: parent.link.index, pod, ifname: req.ifname, ...(conf.mtu && { mtu: conf.mtu }) },
+    );
+    undo.push(`ipvlan ${req.ifname}`, () => deleteLink(pod, link.index));
     // All addresses are on the ipvlan, interface 0 of the result; prevResult's interfaces go.
     const result: Result = {
       cniVersion: req.cniVersion,
