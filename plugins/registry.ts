@@ -122,6 +122,24 @@ export const REGISTRY = {
     noJit: true,
     bench: 'bench/tuning.ts',
   },
+  macvlan: {
+    kind: 'main',
+    main: () => import('./macvlan/main.ts'),
+    conf: () => import('./macvlan/conf.ts').then((m) => (req: CniRequest) => void m.loadConf(req, { forAdd: true })),
+    usesIpam: true,
+    capabilities: ['mac'],
+    bench: 'bench/macvlan.ts',
+  },
+  ipvlan: {
+    kind: 'main',
+    main: () => import('./ipvlan/main.ts'),
+    // Judged as CHECK reads it: cni-run validate has no prevResult, from which a chained ipvlan
+    // takes its master and addresses.
+    conf: () => import('./ipvlan/conf.ts').then((m) => (req: CniRequest) => void m.loadConf({ ...req, command: 'CHECK' }, { forAdd: true })),
+    usesIpam: true,
+    capabilities: [],
+    bench: 'bench/ipvlan.ts',
+  },
   dummy: {
     kind: 'main',
     main: () => import('./dummy/main.ts'),

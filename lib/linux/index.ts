@@ -13,7 +13,32 @@ export { createBridge, setBridgePortOptions, type BridgePortOptions, type NewBri
 export { createVeth, randomVethName, setupVeth, VethError, type VethEnd, type VethPair, type VethSpec } from './veth.ts';
 export { addPortVlans, clearPortVlans, planVlanRuns, VLAN_MAX, VLAN_MIN, type PortVlans, type VlanRun } from './bridge-vlan.ts';
 export { setLinkAllmulti, setLinkMac, setLinkMaster, setLinkPromisc, setLinkTxqlen } from './link-set.ts';
-export { bridgePortFlags, bridgeVlanFiltering, getLinkDetail, listLinkDetails, vlanIdOf, type LinkDetail } from './link-detail.ts';
+export {
+  bridgePortFlags,
+  bridgeVlanFiltering,
+  getLinkDetail,
+  ipvlanMode,
+  listLinkDetails,
+  macvlanBcQueueLen,
+  macvlanMode,
+  vlanIdOf,
+  type LinkDetail,
+} from './link-detail.ts';
+// macvlan and ipvlan links on a parent, and the node's default-route interface (their default parent).
+export {
+  createLowerLink,
+  defaultRouteInterface,
+  findParent,
+  resolveParent,
+  type ParentChoice,
+  IPVLAN_MODE,
+  LowerLinkError,
+  MACVLAN_MODE,
+  type IpvlanMode,
+  type LowerLinkPlace,
+  type LowerLinkSpec,
+  type MacvlanMode,
+} from './lower-link.ts';
 // vlan links, and moving, renaming and aliasing a link (vlan, host-device).
 export { changeLink, createVlan, type LinkChange, type NewVlan } from './link-change.ts';
 export { waitOperUp, OperStateError, OPER_UP_BACKOFF_MS } from './wait-oper.ts';
@@ -21,12 +46,14 @@ export { waitOperUp, OperStateError, OPER_UP_BACKOFF_MS } from './wait-oper.ts';
 export { addRoute, deleteRoute, listRoutes, type RouteInfo, type RouteSpec } from './route.ts';
 export { listIpv6AddrStates, settleIpv6Addresses, SettleError, type AddrState, type SettleOptions } from './addr-settle.ts';
 export { configureIface, ConfigureIfaceError } from './configure-iface.ts';
+export { announceAddresses } from './announce.ts';
 // CHECK of a container interface and of prevResult's addresses and routes (bridge, ptp).
 export { CheckError, validateContainerIface, validateIps, validateRoutes } from './check-iface.ts';
+export { validateLowerLink, type LowerLinkWant } from './lower-link-check.ts';
 export { planIfaceConfig, IfaceConfigError, type IfacePlan, type PlannedRoute } from './iface-plan.ts';
 // Pure helpers on addresses.
 export { formatMac, isUnicastMac, parseMac } from './mac.ts';
-export { ETH_MAX_MTU, ETH_MIN_MTU, ethMtuProblem } from './mtu.ts';
+export { ETH_MAX_MTU, ETH_MIN_MTU, ethMtuProblem, lowerLinkMtuProblem } from './mtu.ts';
 // Netfilter state owned by the bridge plugin: ipMasq and the MAC spoof check.
 export * from './netfilter/index.ts';
 // Traffic control (bandwidth): tbf/ingress qdiscs, u32+mirred redirect, ifb (our codec: tc/).

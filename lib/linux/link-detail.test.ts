@@ -1,6 +1,6 @@
 import t from 'tap';
 import type { LinkMessage } from 'netlink/dist/rt/structs.js';
-import { bridgePortFlags, bridgeVlanFiltering, toLinkDetail } from './link-detail.ts';
+import { bridgePortFlags, bridgeVlanFiltering, ipvlanMode, macvlanBcQueueLen, macvlanMode, toLinkDetail } from './link-detail.ts';
 import { attrNest, attrString, attrU8, encodeAttrs } from './nl-codec.ts';
 
 const msg = (linkinfo: Buffer, extra: Record<string, unknown> = {}): LinkMessage =>
@@ -22,4 +22,29 @@ t.test('a bridge: vlan_filtering and promiscuity', async (t) => {
   t.equal(on.promisc, true);
   t.equal(bridgePortFlags(on), undefined, 'not a port');
   t.equal(bridgeVlanFiltering(toLinkDetail(msg(encodeAttrs([attrString(1, 'bridge')])))), false);
+});
+
+t.test('a macvlan: mode and bcqueuelen from the data the kernel reports', async (t) => {
+  // IFLA_INFO_DATA of `ip -d link show` on a passthru macvlan (strace of the kernel's answer):
+  // MODE 8, FLAGS 0, MACADDR_COUNT 0, BC_QUEUE_LEN 1000, BC_QUEUE_LEN_USED 1000
+  const data = Buffer.from('0800010008000000' + '0600020000000000' + '0800060000000000' + '08000700e8030000' + '08000800e8030000', 'hex');
+  const d = toLinkDetail(msg(encodeAttrs([attrString(1, 'macvlan'), { type: 2, payload: data }])));
+  t.equal(macvlanMode(d), 'passthru');
+  t.equal(macvlanBcQueueLen(d), 1000);
+  t.equal(ipvlanMode(d), undefined, 'not an ipvlan');
+  const bridgeMode = toLinkDetail(msg(encodeAttrs([attrString(1, 'macvlan'), { type: 2, payload: Buffer.from('0800010004000000', 'hex') }])));
+  t.equal(macvlanMode(bridgeMode), 'bridge');
+  t.equal(macvlanBcQueueLen(bridgeMode), undefined, 'a kernel without IFLA_MACVLAN_BC_QUEUE_LEN');
+});
+
+t.test('an ipvlan: its u16 mode', async (t) => {
+  for (const [hexMode, name] of [
+    ['0000', 'l2'],
+    ['0100', 'l3'],
+    ['0200', 'l3s'],
+  ] as const) {
+    const data = Buffer.from(`06000100${hexMode}0000` + '0600020000000000', 'hex');
+    t.equal(ipvlanMode(toLinkDetail(msg(encodeAttrs([attrString(1, 'ipvlan'), { type: 2, payload: data }])))), name);
+  }
+  t.equal(macvlanMode(toLinkDetail(msg(encodeAttrs([attrString(1, 'veth')])))), undefined, 'not a macvlan');
 });

@@ -84,3 +84,34 @@ export function bridgePortFlags(d: LinkDetail): { hairpin: boolean; isolated: bo
   if (d.slaveKind !== 'bridge') return undefined;
   return { hairpin: u8(d.slaveData, IFLA_BRPORT_MODE) === 1, isolated: u8(d.slaveData, IFLA_BRPORT_ISOLATED) === 1 };
 }
+
+const IFLA_MACVLAN_MODE = 1;
+const IFLA_MACVLAN_BC_QUEUE_LEN = 7;
+const IFLA_IPVLAN_MODE = 1;
+const MACVLAN_MODE_NAMES: Readonly<Record<number, string>> = { 1: 'private', 2: 'vepa', 4: 'bridge', 8: 'passthru', 16: 'source' };
+const IPVLAN_MODE_NAMES: readonly string[] = ['l2', 'l3', 'l3s'];
+
+const u32 = (attrs: readonly RawAttr[], type: number): number | undefined => {
+  const v = attrs.find((a) => a.type === type)?.value;
+  return v && v.length >= 4 ? v.readUInt32LE(0) : undefined;
+};
+
+/** A macvlan's mode ('bridge', 'private', …, or 'mode N' for one we do not know); undefined for anything else. */
+export function macvlanMode(d: LinkDetail): string | undefined {
+  if (d.kind !== 'macvlan') return undefined;
+  const m = u32(d.infoData, IFLA_MACVLAN_MODE) ?? 0;
+  return MACVLAN_MODE_NAMES[m] ?? `mode ${m}`;
+}
+
+/** A macvlan's broadcast queue length; undefined when the kernel does not report one. */
+export function macvlanBcQueueLen(d: LinkDetail): number | undefined {
+  return d.kind === 'macvlan' ? u32(d.infoData, IFLA_MACVLAN_BC_QUEUE_LEN) : undefined;
+}
+
+/** An ipvlan's mode ('l2', 'l3', 'l3s'); undefined for anything else. */
+export function ipvlanMode(d: LinkDetail): string | undefined {
+  if (d.kind !== 'ipvlan') return undefined;
+  const v = d.infoData.find((a) => a.type === IFLA_IPVLAN_MODE)?.value;
+  const m = v && v.length >= 2 ? v.readUInt16LE(0) : 0;
+  return IPVLAN_MODE_NAMES[m] ?? `mode ${m}`;
+}

@@ -1,7 +1,16 @@
 // Expected bytes are those iproute2 sends for the same request (captured with strace), or,
 // where our attribute order differs, the same attributes compared as a tree.
 import t from 'tap';
-import { encodeBridgePortOptions, encodeBridgeVlans, encodeLinkChange, encodeNewBridge, encodeNewVeth, encodeNewVlan } from './link-msg.ts';
+import {
+  encodeBridgePortOptions,
+  encodeBridgeVlans,
+  encodeLinkChange,
+  encodeNewBridge,
+  encodeNewIpvlan,
+  encodeNewMacvlan,
+  encodeNewVeth,
+  encodeNewVlan,
+} from './link-msg.ts';
 import { decodeAttrs } from './nl-codec.ts';
 
 const hex = (b: Buffer): string => b.toString('hex');
@@ -133,4 +142,49 @@ t.test('link change: `ip link set dev <index 2> alias orig0`, `alias ""`, `netns
   t.equal(hex(encodeLinkChange(2, { alias: 'orig0' })), captured.alias, 'set the alias, byte for byte');
   t.equal(hex(encodeLinkChange(2, { alias: '' })), captured.unalias, 'clear it with a zero-length attribute');
   t.equal(hex(encodeLinkChange(2, { netnsFd: 4, name: 'eth7' })), captured.move, 'move and rename in one request');
+});
+
+// `ip link add link dm0 name mv0 mtu 1400 address 0a:58:0a:00:00:05 type macvlan mode private bcqueuelen 100`
+// (dm0 is index 3), as strace shows iproute2 sending it.
+const IPROUTE2_MACVLAN =
+  '0800040078050000' +
+  '0a0001000a580a0000050000' +
+  '0800050003000000' +
+  '080003006d763000' +
+  '24001200' +
+  '0b0001006d6163766c616e00' +
+  '14000200' +
+  '0800070064000000' +
+  '0800010001000000';
+// `ip link add link dm0 name iv0 mtu 1400 type ipvlan mode l3`
+const IPROUTE2_IPVLAN =
+  '0800040078050000' + '0800050003000000' + '0800030069763000' + '24001200' + '0a0001006970766c616e0000' + '14000200' + '0600010001000000' + '0600020000000000';
+
+t.test('macvlan: mode, bcqueuelen, MTU, MAC and parent as iproute2 sends them', async (t) => {
+  const mac = Buffer.from('0a580a000005', 'hex');
+  const ours = encodeNewMacvlan({ name: 'mv0', parent: 3, mtu: 1400, mac, mode: 'private', bcQueueLen: 100 });
+  t.equal(hex(ours.subarray(0, IFINFO)), '00'.repeat(16), 'AF_UNSPEC, no index, no flags');
+  t.same(tree(ours.subarray(IFINFO)), tree(Buffer.from(IPROUTE2_MACVLAN, 'hex')));
+});
+
+t.test('macvlan: each mode is its enum macvlan_mode value, always sent; no bcqueuelen unless asked', async (t) => {
+  const data = (b: Buffer) => tree(b.subarray(IFINFO))['18'] as Tree;
+  // if_link.h: MACVLAN_MODE_PRIVATE 1, VEPA 2, BRIDGE 4, PASSTHRU 8
+  const want = { private: '01000000', vepa: '02000000', bridge: '04000000', passthru: '08000000' } as const;
+  for (const [mode, value] of Object.entries(want)) {
+    t.same(data(encodeNewMacvlan({ name: 'm', parent: 2, mode: mode as keyof typeof want })), { '1': hex(Buffer.from('macvlan')), '2': { '1': value } }, mode);
+  }
+  const top = tree(encodeNewMacvlan({ name: 'm', parent: 2, mode: 'bridge', netnsFd: 7 }).subarray(IFINFO));
+  t.equal(top['28'], '07000000', 'IFLA_NET_NS_FD: created straight in the pod netns');
+  t.equal(top['5'], '02000000', 'IFLA_LINK: the parent, counted in the socket netns');
+  t.notOk('4' in top || '1' in top, 'no MTU, no MAC unless asked');
+});
+
+t.test('ipvlan: mode and flags as u16, as iproute2 sends them', async (t) => {
+  const ours = encodeNewIpvlan({ name: 'iv0', parent: 3, mtu: 1400, mode: 'l3' });
+  t.same(tree(ours.subarray(IFINFO)), tree(Buffer.from(IPROUTE2_IPVLAN, 'hex')));
+  const data = (b: Buffer) => (tree(b.subarray(IFINFO))['18'] as Tree)['2'];
+  // if_link.h: IPVLAN_MODE_L2 0, L3 1, L3S 2
+  t.same(data(encodeNewIpvlan({ name: 'i', parent: 2, mode: 'l2' })), { '1': '0000', '2': '0000' });
+  t.same(data(encodeNewIpvlan({ name: 'i', parent: 2, mode: 'l3s' })), { '1': '0200', '2': '0000' });
 });

@@ -193,3 +193,54 @@ export function encodeLinkChange(index: number, c: LinkChange): Buffer {
   if (c.alias !== undefined) attrs.push(attrBytes(IFLA_IFALIAS, Buffer.from(c.alias, 'utf8')));
   return Buffer.concat([encodeIfInfoMsg({ index }), encodeAttrs(attrs)]);
 }
+
+const IFLA_MACVLAN_MODE = 1;
+const IFLA_MACVLAN_BC_QUEUE_LEN = 7;
+const IFLA_IPVLAN_MODE = 1;
+const IFLA_IPVLAN_FLAGS = 2;
+
+/** enum macvlan_mode (include/uapi/linux/if_link.h) */
+export const MACVLAN_MODE = { private: 1, vepa: 2, bridge: 4, passthru: 8, source: 16 } as const;
+export type MacvlanMode = 'private' | 'vepa' | 'bridge' | 'passthru';
+/** enum ipvlan_mode */
+export const IPVLAN_MODE = { l2: 0, l3: 1, l3s: 2 } as const;
+export type IpvlanMode = keyof typeof IPVLAN_MODE;
+
+/** A macvlan or ipvlan link on a parent (lower) device. */
+export interface NewLowerLink {
+  name: string;
+  /** the parent's index, counted in the socket's netns */
+  parent: number;
+  mtu?: number;
+  /** 6 bytes; the kernel picks a random one when absent */
+  mac?: Uint8Array;
+  /** create it in this netns (an open nsfs fd); default: the socket's */
+  netnsFd?: number;
+}
+
+function lowerLinkAttrs(l: NewLowerLink, kind: string, data: Attr[]): Attr[] {
+  const attrs: Attr[] = [attrString(IFLA_IFNAME, l.name)];
+  if (l.mtu) attrs.push(attrU32(IFLA_MTU, l.mtu));
+  if (l.mac) attrs.push(attrBytes(IFLA_ADDRESS, l.mac));
+  attrs.push(attrU32(IFLA_LINK, l.parent));
+  if (l.netnsFd !== undefined) attrs.push(attrU32(IFLA_NET_NS_FD, l.netnsFd));
+  attrs.push(attrNest(IFLA_LINKINFO, [attrString(IFLA_INFO_KIND, kind), attrNest(IFLA_INFO_DATA, data)]));
+  return attrs;
+}
+
+/**
+ * `ip link add link <parent> name <name> type macvlan mode <mode> [bcqueuelen N]`. The mode is
+ * always sent: the kernel's own default is vepa, the reference's bridge. A kernel older than
+ * IFLA_MACVLAN_BC_QUEUE_LEN (5.11) ignores that attribute.
+ */
+export function encodeNewMacvlan(l: NewLowerLink & { mode: MacvlanMode; bcQueueLen?: number }): Buffer {
+  const data: Attr[] = [attrU32(IFLA_MACVLAN_MODE, MACVLAN_MODE[l.mode])];
+  if (l.bcQueueLen) data.push(attrU32(IFLA_MACVLAN_BC_QUEUE_LEN, l.bcQueueLen));
+  return Buffer.concat([encodeIfInfoMsg(), encodeAttrs(lowerLinkAttrs(l, 'macvlan', data))]);
+}
+
+/** `ip link add link <parent> name <name> type ipvlan mode <mode>`: mode and flags (bridge: 0) as u16. */
+export function encodeNewIpvlan(l: NewLowerLink & { mode: IpvlanMode }): Buffer {
+  const data: Attr[] = [attrU16(IFLA_IPVLAN_MODE, IPVLAN_MODE[l.mode]), attrU16(IFLA_IPVLAN_FLAGS, 0)];
+  return Buffer.concat([encodeIfInfoMsg(), encodeAttrs(lowerLinkAttrs(l, 'ipvlan', data))]);
+}

@@ -12,3 +12,14 @@ export function ethMtuProblem(mtu: number): string | undefined {
   if (mtu === 0 || (mtu >= ETH_MIN_MTU && mtu <= ETH_MAX_MTU)) return undefined;
   return `invalid MTU ${mtu} (must be 0 for the default, or between ${ETH_MIN_MTU} and ${ETH_MAX_MTU})`;
 }
+
+/**
+ * Why a macvlan or ipvlan on a parent of MTU `parentMtu` cannot have this MTU, or undefined. The
+ * kernel refuses one above the parent's (macvlan_common_newlink, ipvlan_link_new) and one under
+ * ETH_MIN_MTU; the first is the reference's own check and message (macvlan.go loadConf).
+ */
+export function lowerLinkMtuProblem(mtu: number, parentMtu: number): string | undefined {
+  if (mtu < 0 || mtu > parentMtu) return `invalid MTU ${mtu}, must be [0, master MTU(${parentMtu})]`;
+  if (mtu !== 0 && mtu < ETH_MIN_MTU) return `invalid MTU ${mtu} (must be 0 for the default, or between ${ETH_MIN_MTU} and ${parentMtu})`;
+  return undefined;
+}

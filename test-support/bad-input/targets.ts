@@ -15,6 +15,9 @@ import { dummyConfSchema } from '../../plugins/dummy/conf.ts';
 import { tapConfSchema } from '../../plugins/tap/conf.ts';
 import { tuningConfSchema } from '../../plugins/tuning/conf.ts';
 import { CHAIN, prepareBridgeLike, type ChainWorld } from './chain-prep.ts';
+import { ipvlanConfSchema } from '../../plugins/ipvlan/conf.ts';
+import { macvlanConfSchema } from '../../plugins/macvlan/conf.ts';
+import { LOWER_MASTER, prepareMaster } from './master-prep.ts';
 import { hostDeviceConfSchema } from '../../plugins/host-device/conf.ts';
 import { vlanConfSchema } from '../../plugins/vlan/conf.ts';
 import { run } from '../sh.ts';
@@ -74,7 +77,7 @@ export interface Target {
   readonly kernelLink?: { readonly kind: string; readonly standIn: (podPath: string) => Record<string, unknown> };
   /**
    * What a plugin that runs first needs in the batch's node before its valid config can succeed
-   * (host-device: the device it moves; vlan: its master). Unlike `prepare`, no prevResult.
+   * (host-device: the device it moves; vlan, macvlan, ipvlan: their master). Unlike `prepare`, no prevResult.
    */
   readonly setup?: (w: ChainWorld) => Promise<void>;
   /** a link kind the plugin makes that a kernel may lack: its cases run only where the kernel has it (the kernel lab) */
@@ -417,6 +420,66 @@ export const TARGETS: readonly Target[] = [
       'ipam.ranges[0][0].subnet': CIDRS,
     },
     setup: (w) => run('ip', ['-n', w.node, 'link', 'add', 'hdbi0', 'type', 'veth', 'peer', 'name', 'hdbi1']).then(() => undefined),
+  },
+  {
+    plugin: 'macvlan',
+    schemas: () => [macvlanConfSchema(), hostLocalSchema()],
+    base: (c) => ({
+      cniVersion: '1.0.0',
+      name: c.name,
+      type: 'macvlan',
+      master: LOWER_MASTER,
+      mode: 'bridge',
+      mtu: 1400,
+      ipam: { type: 'host-local', dataDir: c.dataDir, ranges: [[{ subnet: '10.91.0.0/24' }]] },
+    }),
+    usesNetns: true,
+    readsCniArgs: true,
+    delReadsConfig: true,
+    valueVerbs: ['ADD', 'CHECK'],
+    // '' is the reference's "not set" for master (the default route's interface) and mode (bridge)
+    badStrings: {
+      master: IFNAMES.filter((s) => s !== ''),
+      mode: ['switch', 'Bridge', 'bridge ', HUGE],
+      mac: ['x', '00:00:00:00:00:00', '01:02:03:04:05:06', HUGE],
+      'runtimeConfig.mac': ['x', '01:02:03:04:05:06', HUGE],
+      'ipam.ranges[0][0].subnet': CIDRS,
+    },
+    // the master's MTU is 1500; under 68 the kernel refuses the link
+    badNumbers: { mtu: [-1, 10, 67, 1501, 65536, 2 ** 53], bcqueuelen: [-1, 2 ** 32, 2 ** 53] },
+    setup: prepareMaster,
+  },
+  {
+    plugin: 'ipvlan',
+    schemas: () => [ipvlanConfSchema(), hostLocalSchema()],
+    base: (c) => ({
+      cniVersion: '1.0.0',
+      name: c.name,
+      type: 'ipvlan',
+      master: LOWER_MASTER,
+      mode: 'l2',
+      mtu: 1400,
+      ipam: { type: 'host-local', dataDir: c.dataDir, ranges: [[{ subnet: '10.92.0.0/24' }]] },
+    }),
+    usesNetns: true,
+    readsCniArgs: false,
+    delReadsConfig: true,
+    valueVerbs: ['ADD', 'CHECK'],
+    badStrings: {
+      master: IFNAMES.filter((s) => s !== ''),
+      mode: ['l4', 'L2', 'l2 ', HUGE],
+      'ipam.ranges[0][0].subnet': CIDRS,
+    },
+    badNumbers: { mtu: [-1, 10, 67, 1501, 65536, 2 ** 53] },
+    setup: prepareMaster,
+    kernelLink: {
+      kind: 'ipvlan',
+      standIn: (podPath) => ({
+        cniVersion: '1.0.0',
+        interfaces: [{ name: 'eth0', mac: '02:00:00:00:00:01', sandbox: podPath }],
+        ips: [{ address: '10.92.0.2/24', gateway: '10.92.0.1', interface: 0 }],
+      }),
+    },
   },
 ];
 
