@@ -5,7 +5,7 @@
 // dist/.sources-<form> that each build writes), and made again when they change.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -31,13 +31,24 @@ function build(script: string, out: string): void {
 export function olderBuild(): Build {
   const stamps = ['bundle', 'bun'].map((f) => readFileSync(join(ROOT, 'dist', `.sources-${f}`), 'utf8'));
   const out = join(ROOT, '.cache', 'install-older', createHash('sha256').update(stamps.join('')).digest('hex').slice(0, 16));
-  const done = join(out, '.complete');
-  if (!existsSync(done)) {
-    rmSync(join(ROOT, '.cache', 'install-older'), { recursive: true, force: true });
-    mkdirSync(out, { recursive: true });
-    build('build.ts', out);
-    build('build-bun.ts', out);
-    writeFileSync(done, '');
+  if (!existsSync(join(out, '.complete'))) {
+    // Test files run side by side, and more than one may need the older build: each makes it in a
+    // directory of its own and renames it into place; one that finds the place taken uses that.
+    const cache = join(ROOT, '.cache', 'install-older');
+    for (const old of existsSync(cache) ? readdirSync(cache) : []) {
+      if (/^[0-9a-f]{16}$/.test(old) && join(cache, old) !== out) rmSync(join(cache, old), { recursive: true, force: true });
+    }
+    const mine = `${out}.tmp-${process.pid}`;
+    rmSync(mine, { recursive: true, force: true });
+    mkdirSync(mine, { recursive: true });
+    build('build.ts', mine);
+    build('build-bun.ts', mine);
+    writeFileSync(join(mine, '.complete'), '');
+    try {
+      renameSync(mine, out);
+    } catch {
+      rmSync(mine, { recursive: true, force: true });
+    }
   }
   return { bundles: join(out, 'bin'), bun: join(out, 'bun', 'bin') };
 }
