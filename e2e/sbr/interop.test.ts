@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { DIST_BIN, execPlugin, GO_BIN } from '../helpers/plugins.ts';
+import { DIST_BIN, execPlugin, GO_BIN, tempDir } from '../helpers/plugins.ts';
 import { needsRoot, run } from '../../test-support/sh.ts';
 import { extraRules, farPeerReaches, NET1, routesOutsideMain, sbrConf, sbrWorld } from '../helpers/sbr.ts';
 
@@ -48,4 +48,24 @@ t.test('Go ADD, then our ADD on a second pod interface: the next free table', { 
     ['10.1.0.2'],
     'our DEL removed only the rule of net1',
   );
+});
+
+t.test('divergences, the Go plugin as the oracle: a failed ADD and a DEL with the netns gone', { skip }, async (t) => {
+  const w = await sbrWorld(t);
+  const conf = sbrConf('1.0.0', w.pod) as { prevResult: { ips: { gateway: string }[] } };
+  const bad = { ...conf, prevResult: { ...conf.prevResult, ips: [{ ...conf.prevResult.ips[0]!, gateway: '10.9.9.9' }] } };
+  const call = (dir: string, command: 'ADD' | 'DEL', netns = w.pod.path) =>
+    execPlugin('sbr', { command, containerId: 'sbr-div', netns, ifname: 'net1' }, bad, dir);
+  t.not((await call(GO_BIN, 'ADD')).code, 0, 'Go ADD with an unreachable gateway fails');
+  t.match(await extraRules(w.pod.name), [{ src: NET1.ip }], '… and leaves its rule behind');
+  t.equal((await call(DIST_BIN, 'DEL')).code, 0, 'our DEL clears it');
+  t.not((await call(DIST_BIN, 'ADD')).code, 0, 'our ADD fails too');
+  t.same(await extraRules(w.pod.name), [], '… and takes its rule back');
+  // Go's lock opens the path with O_CREATE: its DEL leaves an empty file where the netns was.
+  const gone = join(tempDir(t), 'netns-gone');
+  t.equal((await call(DIST_BIN, 'DEL', gone)).code, 0, 'our DEL with the netns gone succeeds');
+  t.notOk(existsSync(gone), '… and creates nothing');
+  const go = await call(GO_BIN, 'DEL', gone);
+  t.not(go.code, 0, `Go DEL with the netns gone fails ${go.stdout}`);
+  t.ok(existsSync(gone), '… and leaves a file at the netns path');
 });
