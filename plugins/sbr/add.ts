@@ -4,9 +4,23 @@
 // from main. prevResult passes through unchanged. A failing ADD takes back every step it made.
 import { CniError, ErrorCode, UndoStack, type CniRequest, type Result } from '../../lib/cni-spec/index.ts';
 import { ipBytes } from '../../lib/cni-spec/ip-bytes.ts';
-import { addRule, deleteRule, getLinkByName, isNetlinkError, openContainerNetns, type Netns } from '../../lib/linux/index.ts';
 import { loadConf } from './conf.ts';
-import { addDefaultRoute, copyRoute, deleteDefaultRoute, deleteListedRoute, linkRoutes, restoreRoute, usedTables, type KernelRoute } from './kernel.ts';
+import {
+  addDefaultRoute,
+  addRule,
+  copyRoute,
+  deleteDefaultRoute,
+  deleteListedRoute,
+  deleteRule,
+  getLinkByName,
+  isNetlinkError,
+  linkRoutes,
+  openContainerNetns,
+  restoreRoute,
+  usedTables,
+  type KernelRoute,
+  type Netns,
+} from '../../lib/linux/index.ts';
 import { withNetnsLock } from './lock.ts';
 import { addressesOf, planSbr, type SbrPlan } from './plan.ts';
 
@@ -57,12 +71,13 @@ async function applyPlan(pod: Netns, plan: SbrPlan<KernelRoute>, index: number, 
   for (const d of plan.defaults) {
     const gw = ipBytes(d.gw);
     if (!gw || gw.family !== d.family) throw new CniError(ErrorCode.InvalidNetworkConfig, `invalid gateway ${d.gw}`);
-    await addDefaultRoute(pod, d.family, gw.bytes, index, d.table).catch((err: unknown) => {
+    const route = { family: d.family, gw: gw.bytes, index, table: d.table };
+    await addDefaultRoute(pod, route).catch((err: unknown) => {
       throw new Error(`Failed to add default route to ${d.gw}: ${(err as Error).message}`, { cause: err });
     });
     undo.push(
       `default route table ${d.table}`,
-      ignoringGone(() => deleteDefaultRoute(pod, d.family, gw.bytes, index, d.table)),
+      ignoringGone(() => deleteDefaultRoute(pod, route)),
     );
   }
   for (const c of plan.copies) {

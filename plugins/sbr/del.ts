@@ -6,6 +6,8 @@
 // them until the interface goes).
 import type { CniRequest } from '../../lib/cni-spec/index.ts';
 import {
+  deleteListedRoute,
+  routesInTable,
   deleteRule,
   getLinkByName,
   isNetlinkError,
@@ -16,7 +18,6 @@ import {
   type RuleInfo,
 } from '../../lib/linux/index.ts';
 import { loadConf } from './conf.ts';
-import { deleteListedRoute, tableRoutes } from './kernel.ts';
 import { withNetnsLock } from './lock.ts';
 import { FIRST_TABLE } from './plan.ts';
 
@@ -51,7 +52,7 @@ async function tidy(pod: Netns, ifname: string, table: number | undefined): Prom
   }
   if (table === undefined) {
     for (const t of new Set(ours.map((r) => r.table).filter((t) => t >= FIRST_TABLE))) {
-      for (const route of await tableRoutes(pod, t, link.index)) {
+      for (const route of await routesInTable(pod, t, link.index)) {
         await deleteListedRoute(pod, route, t).catch((err: unknown) => {
           if (!isNetlinkError(err, 'ESRCH')) last = new Error(`Failed to delete route: ${(err as Error).message}`, { cause: err });
         });

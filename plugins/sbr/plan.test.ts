@@ -1,5 +1,5 @@
 import t from 'tap';
-import { CniError } from '../../lib/cni-spec/index.ts';
+import type { CniError } from '../../lib/cni-spec/index.ts';
 import { addressesOf, nextTable, planSbr, type LinkRoute } from './plan.ts';
 
 t.test('the addresses of the interface: its own, and those naming no interface', async (t) => {

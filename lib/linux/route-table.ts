@@ -1,10 +1,12 @@
-// The kernel side of sbr: the interface's main-table routes as the kernel lists them (so a copy
-// keeps every field the plan does not look at), their copies into a table, and the tables in use.
+// Routes moved between tables (source-based routing, plugins/sbr): a link's main-table routes
+// as the kernel lists them (so a copy keeps every field a caller does not look at), their
+// copies into another table, and the tables in use.
 import type { RouteMessage } from 'netlink/dist/rt/structs.js';
-import { formatIpBytes } from '../../lib/cni-spec/ip-bytes.ts';
-import { listRules, nl, type Netns } from '../../lib/linux/index.ts';
-import { NLM_F_CREATE, NLM_F_EXCL, NLM_F_REPLACE } from '../../lib/linux/nl-request.ts';
-import type { LinkRoute } from './plan.ts';
+import { formatIpBytes } from '../cni-spec/ip-bytes.ts';
+import { listRules } from './fib-rule.ts';
+import { nl } from './netlink-error.ts';
+import type { Netns } from './netns.ts';
+import { NLM_F_CREATE, NLM_F_EXCL, NLM_F_REPLACE } from './nl-request.ts';
 
 const AF_INET = 2;
 const AF_INET6 = 10;
@@ -14,7 +16,11 @@ const RTPROT_BOOT = 3;
 const RTN_UNICAST = 1;
 
 /** A listed route, with the message it came in to send back. */
-export interface KernelRoute extends LinkRoute {
+export interface KernelRoute {
+  readonly family: 4 | 6;
+  /** RTA_PREFSRC */
+  readonly src?: string;
+  readonly gw?: string;
   readonly msg: RouteMessage;
 }
 
@@ -86,7 +92,15 @@ export async function restoreRoute(ns: Netns, r: KernelRoute): Promise<void> {
 }
 
 /** `ip route add default via <gw> dev <index> table <table>`, as the reference's RouteAdd sends it. */
-export async function addDefaultRoute(ns: Netns, family: 4 | 6, gw: Buffer, index: number, table: number): Promise<void> {
+/** A default route of `table` via a gateway through link `index`. */
+export interface DefaultRoute {
+  readonly family: 4 | 6;
+  readonly gw: Buffer;
+  readonly index: number;
+  readonly table: number;
+}
+
+export async function addDefaultRoute(ns: Netns, { family, gw, index, table }: DefaultRoute): Promise<void> {
   await nl('RTM_NEWROUTE', () =>
     ns.rtnl.newRoute(
       {
@@ -104,11 +118,11 @@ export async function addDefaultRoute(ns: Netns, family: 4 | 6, gw: Buffer, inde
 }
 
 /** The routes of `table` through link `index`, for DEL. */
-export async function tableRoutes(ns: Netns, table: number, index: number): Promise<KernelRoute[]> {
+export async function routesInTable(ns: Netns, table: number, index: number): Promise<KernelRoute[]> {
   return (await dumpRoutes(ns)).filter(({ msg }) => tableOf(msg) === table && msg.attrs.oif === index).map(({ family, msg }) => ({ family, msg }));
 }
 
-export async function deleteDefaultRoute(ns: Netns, family: 4 | 6, gw: Buffer, index: number, table: number): Promise<void> {
+export async function deleteDefaultRoute(ns: Netns, { family, gw, index, table }: DefaultRoute): Promise<void> {
   await nl('RTM_DELROUTE', () =>
     ns.rtnl.delRoute(
       { family: family === 4 ? AF_INET : AF_INET6, dstLen: 0, table: table > 255 ? RT_TABLE_UNSPEC : table, scope: 'NOWHERE' },
