@@ -4,7 +4,7 @@
 // CHECK → DEL leaves nothing → DEL again; DEL after the netns is gone; a fixed `table`; bad input.
 import t from 'tap';
 import { execPlugin } from '../helpers/plugins.ts';
-import { needsRoot, run } from '../../test-support/sh.ts';
+import { ipJson, needsRoot, run } from '../../test-support/sh.ts';
 import { allVersionsRan, hasCheck, SPEC_VERSIONS } from '../helpers/spec-versions.ts';
 import { extraRules, farPeerReaches, NET1, routesOutsideMain, sbrConf, sbrWorld, tableRoutes, txPackets } from '../helpers/sbr.ts';
 
@@ -148,4 +148,42 @@ t.test('bad input is refused with nothing made', { skip: needsRoot }, async (t) 
   const noNetns = await call('ADD', '/run/netns/sbr-no-such-netns', sbrConf('1.0.0', w.pod));
   t.not(noNetns.code, 0, 'ADD in a missing netns fails');
   t.ok(noNetns.json && typeof noNetns.json.code === 'number', `a CNI error ${noNetns.stdout}`);
+});
+
+t.test('dual stack: a table per address, IPv6 rule and default route included; DEL leaves nothing', { skip: needsRoot }, async (t) => {
+  const w = await sbrWorld(t);
+  await run('ip', ['-n', w.pod.name, 'addr', 'add', 'fd00:2::2/64', 'dev', 'net1', 'nodad']);
+  await run('ip', ['-n', w.b.name, 'addr', 'add', 'fd00:2::1/64', 'dev', 'peer-b', 'nodad']);
+  const conf = {
+    cniVersion: '1.0.0',
+    name: 'sbrnet',
+    type: 'sbr',
+    prevResult: {
+      cniVersion: '1.0.0',
+      interfaces: [{ name: 'net1', sandbox: w.pod.path }],
+      ips: [
+        { address: NET1.address, gateway: NET1.gateway, interface: 0 },
+        { address: 'fd00:2::2/64', gateway: 'fd00:2::1', interface: 0 },
+      ],
+    },
+  };
+  const add = await call('ADD', w.pod.path, conf);
+  t.equal(add.code, 0, `ADD ${add.stdout}`);
+  t.match(await extraRules(w.pod.name), [
+    { src: NET1.ip, table: '100' },
+    { src: 'fd00:2::2', table: '101' },
+  ]);
+  t.match(
+    (await ipJson<{ dst: string }[]>(w.pod.name, ['-6', 'route', 'show', 'table', '101'])).filter((r) => r.dst === 'default'),
+    [{ gateway: 'fd00:2::1', dev: 'net1' }],
+    'table 101: the IPv6 default route',
+  );
+  t.match(
+    (await ipJson<{ dst: string }[]>(w.pod.name, ['-6', 'route', 'show', 'table', '101'])).filter((r) => r.dst === 'fd00:2::/64'),
+    [{ dev: 'net1' }],
+    'and the IPv6 subnet route (no source, no gateway: copied to every table)',
+  );
+  t.equal((await call('DEL', w.pod.path, conf)).code, 0, 'DEL');
+  t.same(await extraRules(w.pod.name), [], 'no rule left');
+  t.same(await routesOutsideMain(w.pod.name), [], 'no table left');
 });
