@@ -173,6 +173,14 @@ export const REGISTRY = {
     capabilities: ['deviceID'],
     bench: 'bench/host-device.ts',
   },
+  sbr: {
+    kind: 'meta',
+    main: () => import('./sbr/main.ts'),
+    conf: () => import('./sbr/conf.ts').then(load),
+    capabilities: [],
+    noJit: true,
+    bench: 'bench/sbr.ts',
+  },
   'cni-run': { kind: 'tool', module: 'tools/cni-run.ts' },
   'cni-ts': { kind: 'tool', module: 'tools/cni-ts.ts' },
 } as const satisfies Record<string, ProgramEntry>;

@@ -44,6 +44,18 @@ export { changeLink, createVlan, type LinkChange, type NewVlan } from './link-ch
 export { waitOperUp, OperStateError, OPER_UP_BACKOFF_MS } from './wait-oper.ts';
 // Routes, address settling, and configuring a container interface from a result.
 export { addRoute, deleteRoute, listRoutes, type RouteInfo, type RouteSpec } from './route.ts';
+export {
+  addDefaultRoute,
+  copyRoute,
+  deleteDefaultRoute,
+  deleteListedRoute,
+  linkRoutes,
+  restoreRoute,
+  routesInTable,
+  usedTables,
+  type KernelRoute,
+} from './route-table.ts';
+export { addRule, deleteRule, encodeRule, listRules, parseRule, type RuleInfo, type RuleSpec } from './fib-rule.ts';
 export { listIpv6AddrStates, settleIpv6Addresses, SettleError, type AddrState, type SettleOptions } from './addr-settle.ts';
 export { configureIface, ConfigureIfaceError } from './configure-iface.ts';
 export { announceAddresses } from './announce.ts';

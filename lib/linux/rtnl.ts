@@ -6,7 +6,7 @@ import { AttrStream } from 'netlink/dist/structs.js';
 import { MessageType, type Address, type AddressAttrs, type Link, type Route, type RouteAttrs } from 'netlink/dist/rt/gen_structs.js';
 import type { AddressMessage, LinkMessage, RouteMessage } from 'netlink/dist/rt/structs.js';
 import type { LinkAttrs } from 'netlink/dist/rt/ifla.js';
-import { NETLINK_ROUTE, NLM_F_DUMP, NlSocket } from './nl-socket.ts';
+import { NETLINK_ROUTE, NLM_F_DUMP, NlSocket, type RawMessage } from './nl-socket.ts';
 import { formatAddressMessage, formatLinkMessage, formatRouteMessage, parseRtMessage, type RtMessage } from './rt-messages.ts';
 
 export interface RequestOptions {
@@ -33,6 +33,11 @@ export class Rtnl {
   request(type: number, data: Uint8Array | readonly Uint8Array[], options: RequestOptions = {}): Promise<RtMessage[]> {
     const answer = this.#sock.request(type, data, options.flags ?? 0);
     return Promise.resolve(answer.map((m) => parseRtMessage(m.type, m.data)));
+  }
+
+  /** Any request; the answer's messages undecoded, for kinds rt-messages.ts does not know (FIB rules). */
+  requestRaw(type: number, data: Uint8Array | readonly Uint8Array[], options: RequestOptions = {}): RawMessage[] {
+    return this.#sock.request(type, data, options.flags ?? 0);
   }
 
   getLink(data: Link, attrs?: LinkAttrs, options?: RequestOptions): Promise<LinkMessage[]> {

@@ -14,6 +14,7 @@ import { ptpConfSchema } from '../../plugins/ptp/conf.ts';
 import { dummyConfSchema } from '../../plugins/dummy/conf.ts';
 import { tapConfSchema } from '../../plugins/tap/conf.ts';
 import { tuningConfSchema } from '../../plugins/tuning/conf.ts';
+import { sbrConfSchema } from '../../plugins/sbr/conf.ts';
 import { CHAIN, prepareBridgeLike, type ChainWorld } from './chain-prep.ts';
 import { ipvlanConfSchema } from '../../plugins/ipvlan/conf.ts';
 import { macvlanConfSchema } from '../../plugins/macvlan/conf.ts';
@@ -480,6 +481,20 @@ export const TARGETS: readonly Target[] = [
         ips: [{ address: '10.92.0.2/24', gateway: '10.92.0.1', interface: 0 }],
       }),
     },
+  },
+  {
+    plugin: 'sbr',
+    schemas: () => [sbrConfSchema()],
+    base: (c) => ({ cniVersion: '1.0.0', name: c.name, type: 'sbr', prevResult: c.chain }),
+    usesNetns: true,
+    readsCniArgs: false,
+    // DEL parses the config, as the reference's does: `table` picks the rules it removes
+    delReadsConfig: true,
+    valueVerbs: ALL_VERBS,
+    badNumbers: { table: [0, -1, 2 ** 32, 2 ** 53] },
+    prepare: prepareBridgeLike,
+    // the addresses are found through prevResult (the reference's getIPCfgs); DEL needs none
+    prevCases: [{ name: 'no addresses', prev: (chain) => ({ ...chain, ips: [] }), codes: { ADD: [7] } }],
   },
 ];
 
