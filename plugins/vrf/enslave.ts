@@ -33,7 +33,8 @@ export async function enslave(pod: Netns, vrf: Vrf, ifname: string, undo: UndoSt
   for (const a of lostAddresses(before, await listAddresses(pod, { index: link.index, family: 6 }))) {
     const cidr = `${a.address}/${a.prefixLen}`;
     try {
-      await addAddress(pod, link.index, cidr);
+      // as it was: the reference re-adds the listed netlink.Addr, flags and all
+      await addAddress(pod, link.index, cidr, { nodad: a.nodad === true });
     } catch (err) {
       throw new VrfError(`could not restore address ${cidr} to ${ifname} @ ${vrf.name}: ${(err as Error).message}`, { cause: err });
     }

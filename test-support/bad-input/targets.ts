@@ -17,6 +17,7 @@ import { tuningConfSchema } from '../../plugins/tuning/conf.ts';
 import { CHAIN, prepareBridgeLike, type ChainWorld } from './chain-prep.ts';
 import { hostDeviceConfSchema } from '../../plugins/host-device/conf.ts';
 import { vlanConfSchema } from '../../plugins/vlan/conf.ts';
+import { vrfConfSchema } from '../../plugins/vrf/conf.ts';
 import { run } from '../sh.ts';
 
 /** The link kinds a kernel may lack (e2e/helpers/impl.ts probes them). */
@@ -417,6 +418,20 @@ export const TARGETS: readonly Target[] = [
       'ipam.ranges[0][0].subnet': CIDRS,
     },
     setup: (w) => run('ip', ['-n', w.node, 'link', 'add', 'hdbi0', 'type', 'veth', 'peer', 'name', 'hdbi1']).then(() => undefined),
+  },
+  {
+    plugin: 'vrf',
+    schemas: () => [vrfConfSchema()],
+    base: (c) => ({ cniVersion: '1.0.0', name: c.name, type: 'vrf', vrfname: 'vrfbi', table: 100, prevResult: c.chain }),
+    usesNetns: true,
+    readsCniArgs: false,
+    // every verb reads vrfname, DEL too (the reference's parseConf)
+    delReadsConfig: true,
+    valueVerbs: ['ADD', 'CHECK', 'DEL'],
+    badStrings: { vrfname: ['', 'a/b', 'a b', '.', 'abcdefghijklmnop', HUGE] },
+    badNumbers: { table: [-1, 2 ** 32, 2 ** 53] },
+    prepare: prepareBridgeLike,
+    onlyWithLink: 'kernel-vrf',
   },
 ];
 
