@@ -53,8 +53,13 @@ export function vrfConf(vrfname: string, o: { table?: number; cniVersion?: strin
   };
 }
 
-export function callVrf(command: 'ADD' | 'DEL' | 'CHECK' | 'STATUS' | 'GC' | 'VERSION', netns: string, ifname: string, conf: object, binDir?: string): Promise<PluginRun> {
-  return execPlugin('vrf', { command, containerId: 'vrf-e2e', netns, ifname }, conf, binDir);
+/** `where.binDir`: the implementation (default: ours) */
+export function callVrf(
+  command: 'ADD' | 'DEL' | 'CHECK' | 'STATUS' | 'GC' | 'VERSION',
+  where: { netns: string; ifname: string; binDir?: string },
+  conf: object,
+): Promise<PluginRun> {
+  return execPlugin('vrf', { command, containerId: 'vrf-e2e', netns: where.netns, ifname: where.ifname }, conf, where.binDir);
 }
 
 interface IpDetail {

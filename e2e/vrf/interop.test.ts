@@ -18,11 +18,11 @@ async function handOver(t: Test, adder: string, deleter: string): Promise<void> 
   const pod = await makeNetns(t, 'cnits-vrf');
   await wire(t, pod, 'eth1', { metric: 100, far: '10.90.0.1' });
   const conf = vrfConf('red', { cniVersion: '1.0.0', pod, ifname: 'eth1' });
-  const add = await callVrf('ADD', pod.path, 'eth1', conf, adder);
+  const add = await callVrf('ADD', { netns: pod.path, ifname: 'eth1', binDir: adder }, conf);
   t.equal(add.code, 0, `${label(adder)} ADD ${add.stdout}${add.stderr}`);
   t.same(await podLinks(pod.name), { eth1: { kind: 'veth', master: 'red' }, red: { kind: 'vrf', table: 1 } }, `${label(adder)} ADD: red, table 1, eth1 in it`);
-  t.equal((await callVrf('CHECK', pod.path, 'eth1', conf, deleter)).code, 0, `${label(deleter)} CHECK accepts it`);
-  t.equal((await callVrf('DEL', pod.path, 'eth1', conf, deleter)).code, 0, `${label(deleter)} DEL`);
+  t.equal((await callVrf('CHECK', { netns: pod.path, ifname: 'eth1', binDir: deleter }, conf)).code, 0, `${label(deleter)} CHECK accepts it`);
+  t.equal((await callVrf('DEL', { netns: pod.path, ifname: 'eth1', binDir: deleter }, conf)).code, 0, `${label(deleter)} DEL`);
   t.same(await podLinks(pod.name), { eth1: { kind: 'veth' } }, `${label(deleter)} DEL left no VRF, eth1 released`);
 }
 

@@ -18,10 +18,10 @@ t.test('two VRFs holding the same addresses: each reaches its own peer; routes i
   await wire(t, pod, 'eth2', { metric: 200, far: '10.90.0.2' });
   const redConf = vrfConf('red', { table: 100, cniVersion: '1.1.0', pod, ifname: 'eth1' });
   const blueConf = vrfConf('blue', { cniVersion: '0.3.1', pod, ifname: 'eth2' });
-  const addRed = await callVrf('ADD', pod.path, 'eth1', redConf);
+  const addRed = await callVrf('ADD', { netns: pod.path, ifname: 'eth1' }, redConf);
   t.equal(addRed.code, 0, `ADD red ${addRed.stdout}${addRed.stderr}`);
   t.same(addRed.json, prevResult(pod, 'eth1', '1.1.0'), 'prevResult passes through');
-  const addBlue = await callVrf('ADD', pod.path, 'eth2', blueConf);
+  const addBlue = await callVrf('ADD', { netns: pod.path, ifname: 'eth2' }, blueConf);
   t.equal(addBlue.code, 0, `ADD blue ${addBlue.stdout}${addBlue.stderr}`);
   t.match(addBlue.json, { cniVersion: '0.3.1', interfaces: [{ name: 'eth2' }] }, 'in the config’s version');
   t.same(
@@ -42,13 +42,13 @@ t.test('two VRFs holding the same addresses: each reaches its own peer; routes i
   t.ok(await pingsVia(pod.name, 'blue', '10.90.0.2'), 'blue reaches its own');
   t.notOk(await pingsVia(pod.name, 'red', '10.90.0.2'), 'red does not reach blue’s peer');
   t.ok(await pingsVia(pod.name, 'red', 'fd80::1'), 'red over IPv6');
-  t.equal((await callVrf('CHECK', pod.path, 'eth1', redConf)).code, 0, 'CHECK red');
-  const wrong = await callVrf('CHECK', pod.path, 'eth2', redConf);
+  t.equal((await callVrf('CHECK', { netns: pod.path, ifname: 'eth1' }, redConf)).code, 0, 'CHECK red');
+  const wrong = await callVrf('CHECK', { netns: pod.path, ifname: 'eth2' }, redConf);
   t.match(wrong.json, { code: 999, msg: 'failed to find eth2 associated to vrf red' }, 'CHECK of an interface in another VRF');
-  t.equal((await callVrf('DEL', pod.path, 'eth1', redConf)).code, 0, 'DEL red');
-  t.equal((await callVrf('DEL', pod.path, 'eth2', blueConf)).code, 0, 'DEL blue');
+  t.equal((await callVrf('DEL', { netns: pod.path, ifname: 'eth1' }, redConf)).code, 0, 'DEL red');
+  t.equal((await callVrf('DEL', { netns: pod.path, ifname: 'eth2' }, blueConf)).code, 0, 'DEL blue');
   t.same(await podLinks(pod.name), { eth1: { kind: 'veth' }, eth2: { kind: 'veth' } }, 'both VRFs gone, the interfaces released');
-  t.equal((await callVrf('DEL', pod.path, 'eth1', redConf)).code, 0, 'DEL again');
+  t.equal((await callVrf('DEL', { netns: pod.path, ifname: 'eth1' }, redConf)).code, 0, 'DEL again');
 });
 
 t.test('a VRF two attachments share: DEL of one leaves it; DEL twice; DEL of the last removes it; DEL with the netns gone', { skip }, async (t) => {
@@ -57,46 +57,57 @@ t.test('a VRF two attachments share: DEL of one leaves it; DEL twice; DEL of the
   await wire(t, pod, 'eth2', { metric: 200, far: '10.90.0.1' });
   const one = vrfConf('shared', { pod, ifname: 'eth1' });
   const two = vrfConf('shared', { table: 0, pod, ifname: 'eth2' });
-  t.equal((await callVrf('ADD', pod.path, 'eth1', one)).code, 0, 'ADD eth1');
-  t.equal((await callVrf('ADD', pod.path, 'eth2', two)).code, 0, 'ADD eth2 to the same VRF');
-  const clash = await callVrf('ADD', pod.path, 'eth2', vrfConf('shared', { table: 7, pod, ifname: 'eth2' }));
+  t.equal((await callVrf('ADD', { netns: pod.path, ifname: 'eth1' }, one)).code, 0, 'ADD eth1');
+  t.equal((await callVrf('ADD', { netns: pod.path, ifname: 'eth2' }, two)).code, 0, 'ADD eth2 to the same VRF');
+  const clash = await callVrf('ADD', { netns: pod.path, ifname: 'eth2' }, vrfConf('shared', { table: 7, pod, ifname: 'eth2' }));
   t.match(clash.json, { code: 999, msg: 'cmdAdd failed: VRF shared already exist with different routing table 1' }, 'another table for an existing VRF');
-  t.equal((await callVrf('DEL', pod.path, 'eth1', one)).code, 0, 'DEL eth1');
+  t.equal((await callVrf('DEL', { netns: pod.path, ifname: 'eth1' }, one)).code, 0, 'DEL eth1');
   t.same((await podLinks(pod.name))['shared'], { kind: 'vrf', table: 1 }, 'the VRF stays for eth2');
   t.same((await podLinks(pod.name))['eth1'], { kind: 'veth' }, 'eth1 released');
   await run('ip', ['-n', pod.name, 'link', 'del', 'eth1']);
-  t.equal((await callVrf('DEL', pod.path, 'eth1', one)).code, 0, 'DEL eth1 again, its link gone meanwhile');
-  t.equal((await callVrf('DEL', pod.path, 'eth2', two)).code, 0, 'DEL eth2');
+  t.equal((await callVrf('DEL', { netns: pod.path, ifname: 'eth1' }, one)).code, 0, 'DEL eth1 again, its link gone meanwhile');
+  t.equal((await callVrf('DEL', { netns: pod.path, ifname: 'eth2' }, two)).code, 0, 'DEL eth2');
   t.same(await podLinks(pod.name), { eth2: { kind: 'veth' } }, 'the VRF went with its last member');
-  t.equal((await callVrf('ADD', pod.path, 'eth2', two)).code, 0, 'ADD again');
+  t.equal((await callVrf('ADD', { netns: pod.path, ifname: 'eth2' }, two)).code, 0, 'ADD again');
   await run('ip', ['netns', 'del', pod.name]);
-  t.equal((await callVrf('DEL', pod.path, 'eth2', two)).code, 0, 'DEL with the netns gone');
+  t.equal((await callVrf('DEL', { netns: pod.path, ifname: 'eth2' }, two)).code, 0, 'DEL with the netns gone');
 });
 
-t.test('a failing ADD leaves nothing: no such interface; an interface with a master already', { skip }, async (t) => {
+t.test('a failing ADD leaves nothing: no such interface; an interface with a master already; DEL leaves another master alone', { skip }, async (t) => {
   const pod = await makeNetns(t, 'cnits-vrf');
   await wire(t, pod, 'eth1', { metric: 100, far: '10.90.0.1' });
-  const missing = await callVrf('ADD', pod.path, 'eth9', vrfConf('red', { pod, ifname: 'eth9' }));
+  const missing = await callVrf('ADD', { netns: pod.path, ifname: 'eth9' }, vrfConf('red', { pod, ifname: 'eth9' }));
   t.match(missing.json, { code: 999, msg: 'cmdAdd failed: could not get link by name eth9' });
   await run('ip', ['-n', pod.name, 'link', 'add', 'br0', 'type', 'bridge']);
   await run('ip', ['-n', pod.name, 'link', 'set', 'eth1', 'master', 'br0']);
-  const taken = await callVrf('ADD', pod.path, 'eth1', vrfConf('red', { pod, ifname: 'eth1' }));
+  const taken = await callVrf('ADD', { netns: pod.path, ifname: 'eth1' }, vrfConf('red', { pod, ifname: 'eth1' }));
   t.match(taken.json, { code: 999, msg: 'cmdAdd failed: interface eth1 has already a master set: br0' });
   t.same(await podLinks(pod.name), { eth1: { kind: 'veth', master: 'br0' }, br0: { kind: 'bridge' } }, 'no VRF made, eth1 untouched');
-  const del = await callVrf('DEL', pod.path, 'eth1', vrfConf('br0'));
+  const del = await callVrf('DEL', { netns: pod.path, ifname: 'eth1' }, vrfConf('br0'));
   t.match(del.json, { code: 999, msg: 'Netlink br0 is not a VRF' }, 'DEL naming a link that is no VRF');
+  await run('ip', ['-n', pod.name, 'link', 'add', 'red', 'type', 'vrf', 'table', '5']);
+  t.equal((await callVrf('DEL', { netns: pod.path, ifname: 'eth1' }, vrfConf('red'))).code, 0, 'DEL of red while eth1 is a port of br0');
+  t.same(
+    await podLinks(pod.name),
+    { eth1: { kind: 'veth', master: 'br0' }, br0: { kind: 'bridge' } },
+    'eth1 stays in br0 (the reference releases it); red, empty, goes',
+  );
 });
 
 t.test('VERSION, STATUS and GC; a spec version before 0.3.1; no prevResult; no vrfname', { skip: needsRoot }, async (t) => {
   const pod = await makeNetns(t, 'cnits-vrf');
-  const v = await callVrf('VERSION', pod.path, 'eth0', { cniVersion: '1.1.0' });
+  const v = await callVrf('VERSION', { netns: pod.path, ifname: 'eth0' }, { cniVersion: '1.1.0' });
   t.same(v.json, { cniVersion: '1.1.0', supportedVersions: ['0.3.1', '0.4.0', '1.0.0', '1.1.0'] }, 'the reference’s versions');
-  t.equal((await callVrf('STATUS', pod.path, 'eth0', vrfConf('red', { cniVersion: '1.1.0' }))).code, 0, 'STATUS');
-  const gc = await callVrf('GC', pod.path, 'eth0', { ...vrfConf('red', { cniVersion: '1.1.0' }), 'cni.dev/valid-attachments': [] });
+  t.equal((await callVrf('STATUS', { netns: pod.path, ifname: 'eth0' }, vrfConf('red', { cniVersion: '1.1.0' }))).code, 0, 'STATUS');
+  const gc = await callVrf('GC', { netns: pod.path, ifname: 'eth0' }, { ...vrfConf('red', { cniVersion: '1.1.0' }), 'cni.dev/valid-attachments': [] });
   t.equal(gc.code, 0, 'GC');
-  t.match((await callVrf('ADD', pod.path, 'eth0', vrfConf('red', { cniVersion: '0.3.0', pod, ifname: 'eth0' }))).json, { code: 1 }, '0.3.0 is refused');
-  t.match((await callVrf('ADD', pod.path, 'eth0', vrfConf('red'))).json, { code: 7, msg: 'missing prevResult from earlier plugin' });
-  t.match((await callVrf('DEL', pod.path, 'eth0', { cniVersion: '1.0.0', name: 'n', type: 'vrf' })).json, {
+  t.match(
+    (await callVrf('ADD', { netns: pod.path, ifname: 'eth0' }, vrfConf('red', { cniVersion: '0.3.0', pod, ifname: 'eth0' }))).json,
+    { code: 1 },
+    '0.3.0 is refused',
+  );
+  t.match((await callVrf('ADD', { netns: pod.path, ifname: 'eth0' }, vrfConf('red'))).json, { code: 7, msg: 'missing prevResult from earlier plugin' });
+  t.match((await callVrf('DEL', { netns: pod.path, ifname: 'eth0' }, { cniVersion: '1.0.0', name: 'n', type: 'vrf' })).json, {
     code: 7,
     msg: 'configuration is expected to have a valid vrf name',
   });

@@ -41,8 +41,8 @@ export interface RouteInfo {
   table: number;
   priority?: number;
   scope: number;
-  /** RTPROT_*: 2 kernel, 3 boot... */
-  protocol: number;
+  /** RTPROT_*: 2 kernel, 3 boot...; absent when the message has none */
+  protocol?: number;
 }
 
 function parseDst(dst: string): { family: IpFamily; bytes: Buffer; prefixLen: number } {
@@ -146,8 +146,8 @@ export function toRouteInfos(msg: RouteMessage): RouteInfo[] {
     dst: `${formatIpBytes(attrs.dst ?? zero)}/${data.dstLen ?? 0}`,
     table: attrs.table ?? data.table ?? RT_TABLE_MAIN,
     scope: scopeOf(data.scope),
-    protocol: protocolOf(data.protocol),
   };
+  if (data.protocol !== undefined) base.protocol = protocolOf(data.protocol);
   if (attrs.priority !== undefined) base.priority = attrs.priority;
   const hops = attrs.multipath ? nextHops(attrs.multipath) : [{ index: attrs.oif, gw: attrs.gateway }];
   return hops.map((h) => ({

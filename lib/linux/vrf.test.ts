@@ -22,7 +22,19 @@ t.test('a table id above 2^31 travels as an unsigned 32-bit value', async (t) =>
 });
 
 t.test('vrfTableOf reads IFLA_VRF_TABLE of a vrf link only', async (t) => {
-  const base: LinkDetail = { index: 5, name: 'v0', up: true, operState: 'UP', mtu: 65575, mac: '', promisc: false, allmulti: false, txqlen: 1000, slaveData: [], infoData: [] };
+  const base: LinkDetail = {
+    index: 5,
+    name: 'v0',
+    up: true,
+    operState: 'UP',
+    mtu: 65575,
+    mac: '',
+    promisc: false,
+    allmulti: false,
+    txqlen: 1000,
+    slaveData: [],
+    infoData: [],
+  };
   const infoData = [{ type: 1, nested: false, value: Buffer.from('e8030000', 'hex') }];
   t.equal(vrfTableOf({ ...base, kind: 'vrf', infoData }), 1000);
   t.equal(vrfTableOf({ ...base, kind: 'bridge', infoData }), undefined);

@@ -34,7 +34,8 @@ export function loadConf(req: CniRequest): VrfConf {
     if (problem) throw new CniError(ErrorCode.InvalidNetworkConfig, `invalid vrfname ${JSON.stringify(vrfName)}: ${problem}`, 'vrfname');
     const table = raw.table ?? 0;
     // a uint32 in the reference: anything else fails its json.Unmarshal
-    if (table < 0 || table > TABLE_MAX) throw new CniError(ErrorCode.InvalidNetworkConfig, `table ${table} is not a routing table id (0 to ${TABLE_MAX})`, 'table');
+    if (table < 0 || table > TABLE_MAX)
+      throw new CniError(ErrorCode.InvalidNetworkConfig, `table ${table} is not a routing table id (0 to ${TABLE_MAX})`, 'table');
     return Object.freeze({ vrfName, table });
   });
 }

@@ -4,7 +4,17 @@
 // its global IPv6 addresses. So the routes are read first and put back in the VRF's table, and
 // lost IPv6 addresses re-added, waiting (as the reference does) for their routes in that table.
 import type { UndoStack } from '../../lib/cni-spec/index.ts';
-import { addAddress, addRoute, getLinkByIndex, getLinkByName, listAddresses, listRoutes, setLinkMaster, type Netns, type RouteInfo } from '../../lib/linux/index.ts';
+import {
+  addAddress,
+  addRoute,
+  getLinkByIndex,
+  getLinkByName,
+  listAddresses,
+  listRoutes,
+  setLinkMaster,
+  type Netns,
+  type RouteInfo,
+} from '../../lib/linux/index.ts';
 import { lostAddresses, routesToMove } from './plan.ts';
 import { VrfError, type Vrf } from './vrf-link.ts';
 
@@ -38,7 +48,7 @@ export async function enslave(pod: Netns, vrf: Vrf, ifname: string, undo: UndoSt
     } catch (err) {
       throw new VrfError(`could not restore address ${cidr} to ${ifname} @ ${vrf.name}: ${(err as Error).message}`, { cause: err });
     }
-    await waitForLocalRoute(pod, vrf, link.index, a.address, ifname);
+    await waitForLocalRoute(pod, vrf, { index: link.index, name: ifname }, a.address);
   }
   for (const r of routes) {
     try {
@@ -55,18 +65,18 @@ function routeSpec(r: RouteInfo, index: number, table: number) {
     index,
     table,
     scope: r.scope,
-    protocol: r.protocol,
+    ...(r.protocol !== undefined && { protocol: r.protocol }),
     ...(r.gw !== undefined && { gw: r.gw }),
     ...(r.priority !== undefined && { priority: r.priority }),
   };
 }
 
 /** The address's /128 route in the VRF's table: 10 ms doubling up to 1.28 s (about 2.5 s in all). */
-async function waitForLocalRoute(pod: Netns, vrf: Vrf, index: number, address: string, ifname: string): Promise<void> {
+async function waitForLocalRoute(pod: Netns, vrf: Vrf, link: { index: number; name: string }, address: string): Promise<void> {
   for (let retry = 0; retry <= RETRIES; retry++) {
     const routes = await listRoutes(pod, 6);
-    if (routes.some((r) => r.table === vrf.table && r.index === index && r.dst === `${address}/128`)) return;
+    if (routes.some((r) => r.table === vrf.table && r.index === link.index && r.dst === `${address}/128`)) return;
     if (retry < RETRIES) await new Promise((res) => setTimeout(res, BACKOFF_MS * 2 ** retry));
   }
-  throw new VrfError(`failed getting local/host addresses for ${ifname} in table ${vrf.table} with dst ${address}/128`);
+  throw new VrfError(`failed getting local/host addresses for ${link.name} in table ${vrf.table} with dst ${address}/128`);
 }

@@ -26,7 +26,15 @@ t.test('lostAddresses: global IPv6 addresses missing after enslaving', async (t)
 });
 
 t.test('vrfMembers: the links whose master is the VRF', async (t) => {
-  const l = (index: number, masterIndex?: number): LinkInfo => ({ index, name: `l${index}`, up: true, operState: 'UP', mtu: 1500, mac: '', ...(masterIndex && { masterIndex }) });
+  const l = (index: number, masterIndex?: number): LinkInfo => ({
+    index,
+    name: `l${index}`,
+    up: true,
+    operState: 'UP',
+    mtu: 1500,
+    mac: '',
+    ...(masterIndex && { masterIndex }),
+  });
   t.same(
     vrfMembers([l(1), l(2, 5), l(3, 6), l(4, 5)], 5).map((x) => x.index),
     [2, 4],
