@@ -12,6 +12,7 @@ import {
   listAddresses,
   listRoutes,
   setLinkMaster,
+  type AddrInfo,
   type Netns,
   type RouteInfo,
 } from '../../lib/linux/index.ts';
@@ -35,18 +36,17 @@ export async function enslave(pod: Netns, vrf: Vrf, ifname: string, undo: UndoSt
   } catch (err) {
     throw new VrfError(`could not set vrf ${vrf.name} as master of ${ifname}: ${(err as Error).message}`, { cause: err });
   }
-  // Released, the link cycles again and its routes fall out of the VRF's table: they go back to main.
+  // Released, the link cycles again: its IPv6 addresses come back as before, its routes back to main.
   undo.push(`${ifname} in VRF ${vrf.name}`, async () => {
     await setLinkMaster(pod, link.index, 0);
+    for (const a of lostAddresses(before, await listAddresses(pod, { index: link.index, family: 6 }))) await readd(pod, link.index, a);
     for (const r of routes) await addRoute(pod, routeSpec(r, link.index, r.table), { replace: true });
   });
   for (const a of lostAddresses(before, await listAddresses(pod, { index: link.index, family: 6 }))) {
-    const cidr = `${a.address}/${a.prefixLen}`;
     try {
-      // as it was: the reference re-adds the listed netlink.Addr, flags and all
-      await addAddress(pod, link.index, cidr, { nodad: a.nodad === true });
+      await readd(pod, link.index, a);
     } catch (err) {
-      throw new VrfError(`could not restore address ${cidr} to ${ifname} @ ${vrf.name}: ${(err as Error).message}`, { cause: err });
+      throw new VrfError(`could not restore address ${a.address}/${a.prefixLen} to ${ifname} @ ${vrf.name}: ${(err as Error).message}`, { cause: err });
     }
     await waitForLocalRoute(pod, vrf, { index: link.index, name: ifname }, a.address);
   }
@@ -57,6 +57,11 @@ export async function enslave(pod: Netns, vrf: Vrf, ifname: string, undo: UndoSt
       throw new VrfError(`could not add route '${r.dst}' to table ${vrf.table}: ${(err as Error).message}`, { cause: err });
     }
   }
+}
+
+/** As it was: the reference re-adds the listed netlink.Addr, flags and all. */
+async function readd(pod: Netns, index: number, a: AddrInfo): Promise<void> {
+  await addAddress(pod, index, `${a.address}/${a.prefixLen}`, { nodad: a.nodad === true });
 }
 
 function routeSpec(r: RouteInfo, index: number, table: number) {
