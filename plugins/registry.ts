@@ -181,6 +181,13 @@ export const REGISTRY = {
     noJit: true,
     bench: 'bench/sbr.ts',
   },
+  vrf: {
+    kind: 'meta',
+    main: () => import('./vrf/main.ts'),
+    conf: () => import('./vrf/conf.ts').then(load),
+    capabilities: [],
+    bench: 'bench/vrf.ts',
+  },
   'cni-run': { kind: 'tool', module: 'tools/cni-run.ts' },
   'cni-ts': { kind: 'tool', module: 'tools/cni-ts.ts' },
 } as const satisfies Record<string, ProgramEntry>;

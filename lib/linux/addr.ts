@@ -13,6 +13,8 @@ export interface AddrInfo {
   index: number;
   /** RT_SCOPE_*: 0 universe, 253 link, 254 host. */
   scope: number;
+  /** IFA_F_NODAD: added without duplicate address detection (IPv6) */
+  nodad?: true;
 }
 
 const AF_INET = 2;
@@ -34,6 +36,7 @@ function toAddrInfo(msg: AddressMessage): AddrInfo | undefined {
     prefixLen: data.prefixlen ?? 0,
     index: data.index ?? 0,
     scope: data.scope ?? 0,
+    ...(data.flags?.nodad && { nodad: true as const }),
   };
 }
 

@@ -77,3 +77,5 @@ export { createDummy, encodeNewDummy } from './dummy.ts';
 export { createTun, TunError, type TunSpec } from './tuntap.ts';
 export { IFF_MULTI_QUEUE, IFF_NO_PI, IFF_PERSIST, IFF_TAP, IFF_TUN, IFF_VNET_HDR } from './tun-flags.ts';
 export { clearExecLabel, setExecLabel, SelinuxError } from './selinux.ts';
+// vrf links (the vrf plugin).
+export { createVrf, encodeNewVrf, vrfTableOf } from './vrf.ts';

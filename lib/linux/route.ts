@@ -5,7 +5,7 @@ import { formatIpBytes, cidrBytes, ipBytes, type IpFamily } from '../cni-spec/ip
 import { isNetlinkError, nl } from './netlink-error.ts';
 import { findAttr } from './nl-codec.ts';
 import type { Netns } from './netns.ts';
-import { NLM_F_APPEND, NLM_F_CREATE, NLM_F_EXCL } from './nl-request.ts';
+import { NLM_F_APPEND, NLM_F_CREATE, NLM_F_EXCL, NLM_F_REPLACE } from './nl-request.ts';
 
 const AF_INET = 2;
 const AF_INET6 = 10;
@@ -28,6 +28,8 @@ export interface RouteSpec {
   scope?: number;
   /** RTA_PREFSRC: the source address for traffic the route carries */
   src?: string;
+  /** RTPROT_*; default boot, as the reference's netlink library sends it */
+  protocol?: number;
 }
 
 export interface RouteInfo {
@@ -39,6 +41,8 @@ export interface RouteInfo {
   table: number;
   priority?: number;
   scope: number;
+  /** RTPROT_*: 2 kernel, 3 boot...; absent when the message has none */
+  protocol?: number;
 }
 
 function parseDst(dst: string): { family: IpFamily; bytes: Buffer; prefixLen: number } {
@@ -52,7 +56,7 @@ function parseDst(dst: string): { family: IpFamily; bytes: Buffer; prefixLen: nu
  * the same destination is added beside the first (IPv6 merges them into one multipath route);
  * without it an identical route is EEXIST.
  */
-export async function addRoute(ns: Netns, r: RouteSpec, o: { append?: boolean } = {}): Promise<void> {
+export async function addRoute(ns: Netns, r: RouteSpec, o: { append?: boolean; replace?: boolean } = {}): Promise<void> {
   const dst = parseDst(r.dst);
   const gw = r.gw === undefined ? undefined : ipBytes(r.gw);
   if (r.gw !== undefined && (!gw || gw.family !== dst.family)) throw new TypeError(`invalid gateway ${JSON.stringify(r.gw)} for ${r.dst}`);
@@ -66,7 +70,7 @@ export async function addRoute(ns: Netns, r: RouteSpec, o: { append?: boolean } 
         dstLen: dst.prefixLen,
         // rtm_table is a u8: larger ids only travel in RTA_TABLE.
         table: table > 255 ? RT_TABLE_UNSPEC : table,
-        protocol: RTPROT_BOOT,
+        protocol: r.protocol ?? RTPROT_BOOT,
         scope: r.scope ?? 0,
         type: RTN_UNICAST,
       },
@@ -78,7 +82,8 @@ export async function addRoute(ns: Netns, r: RouteSpec, o: { append?: boolean } 
         table,
         ...(r.priority !== undefined && { priority: r.priority }),
       },
-      { flags: NLM_F_CREATE | (o.append ? NLM_F_APPEND : NLM_F_EXCL) },
+      // replace: `ip route replace`, the reference's netlink.RouteReplace
+      { flags: NLM_F_CREATE | (o.replace ? NLM_F_REPLACE : o.append ? NLM_F_APPEND : NLM_F_EXCL) },
     ),
   );
 }
@@ -99,6 +104,14 @@ export async function deleteRoute(ns: Netns, dst: string, index: number): Promis
   } catch (err) {
     if (!isNetlinkError(err, 'ESRCH')) throw err;
   }
+}
+
+const PROTOCOLS: Readonly<Record<string, number>> = { REDIRECT: 1, KERNEL: 2, BOOT: 3, STATIC: 4 };
+
+/** netlink@0.3.0 names the protocols it knows and leaves the others as numbers. */
+function protocolOf(p: unknown): number {
+  if (typeof p === 'number') return p;
+  return (typeof p === 'string' && PROTOCOLS[p]) || 0;
 }
 
 function scopeOf(s: unknown): number {
@@ -134,6 +147,7 @@ export function toRouteInfos(msg: RouteMessage): RouteInfo[] {
     table: attrs.table ?? data.table ?? RT_TABLE_MAIN,
     scope: scopeOf(data.scope),
   };
+  if (data.protocol !== undefined) base.protocol = protocolOf(data.protocol);
   if (attrs.priority !== undefined) base.priority = attrs.priority;
   const hops = attrs.multipath ? nextHops(attrs.multipath) : [{ index: attrs.oif, gw: attrs.gateway }];
   return hops.map((h) => ({

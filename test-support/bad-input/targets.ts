@@ -21,6 +21,7 @@ import { macvlanConfSchema } from '../../plugins/macvlan/conf.ts';
 import { LOWER_MASTER, prepareMaster } from './master-prep.ts';
 import { hostDeviceConfSchema } from '../../plugins/host-device/conf.ts';
 import { vlanConfSchema } from '../../plugins/vlan/conf.ts';
+import { vrfConfSchema } from '../../plugins/vrf/conf.ts';
 import { run } from '../sh.ts';
 
 /** The link kinds a kernel may lack (e2e/helpers/impl.ts probes them). */
@@ -495,6 +496,20 @@ export const TARGETS: readonly Target[] = [
     prepare: prepareBridgeLike,
     // the addresses are found through prevResult (the reference's getIPCfgs); DEL needs none
     prevCases: [{ name: 'no addresses', prev: (chain) => ({ ...chain, ips: [] }), codes: { ADD: [7] } }],
+  },
+  {
+    plugin: 'vrf',
+    schemas: () => [vrfConfSchema()],
+    base: (c) => ({ cniVersion: '1.0.0', name: c.name, type: 'vrf', vrfname: 'vrfbi', table: 100, prevResult: c.chain }),
+    usesNetns: true,
+    readsCniArgs: false,
+    // every verb reads vrfname, DEL too (the reference's parseConf)
+    delReadsConfig: true,
+    valueVerbs: ['ADD', 'CHECK', 'DEL'],
+    badStrings: { vrfname: ['', 'a/b', 'a b', '.', 'abcdefghijklmnop', HUGE] },
+    badNumbers: { table: [-1, 2 ** 32, 2 ** 53] },
+    prepare: prepareBridgeLike,
+    onlyWithLink: 'kernel-vrf',
   },
 ];
 
