@@ -111,12 +111,12 @@ for (const form of FORMS) {
     const cases: [string, string[], RegExp][] = [
       ['not JSON', ['--conflist', tpl('a', '{"plugins": [')], /--conflist .*\/a: not valid JSON/],
       ['not a list', ['--conflist', tpl('b', JSON.stringify({ cniVersion: '1.0.0', name: 'n', type: 'bridge' }))], /not a conflist \(no "plugins" list\)/],
-      ['a plugin we lack', ['--conflist', tpl('c', list([{ type: 'macvlan', master: 'eth0' }]))], /names plugins cni-ts does not have: macvlan/],
+      ['a plugin we lack', ['--conflist', tpl('c', list([{ type: 'calico' }]))], /names plugins cni-ts does not have: calico/],
       ['an IPAM we lack', ['--conflist', tpl('d', list([{ type: 'bridge', ipam: { type: 'dhcp' } }]))], /names plugins cni-ts does not have: dhcp/],
       ['an unfilled placeholder', ['--conflist', tpl('e', list([{ type: 'bridge', bridge: '{{BR}}' }]))], /no --set for \{\{BR\}\}/],
       ['a config the plugin refuses', ['--conflist', tpl('f', list([{ type: 'bridge', mtu: 'big' }]))], /mtu/],
       ['a bad priority', ['--conflist', tpl('g', list([{ type: 'loopback' }])), '--priority', '1x'], /--priority 1x/],
-      ['an unknown program', ['--programs', 'bridge,macvlan'], /--programs: "macvlan" is not one of ours/],
+      ['an unknown program', ['--programs', 'bridge,calico'], /--programs: "calico" is not one of ours/],
     ];
     for (const [what, args, msg] of cases) {
       const r = await cniTsInstall(form.dir, ['--target', target, '--conf-dir', confDir, ...args]);
