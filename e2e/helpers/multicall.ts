@@ -277,11 +277,11 @@ export function multicallTests(form: MulticallForm): void {
 
   t.test('an unknown name prints the list of programs and exits 1', async (t) => {
     const dir = tempDir(t, `cnits-${tag}-`);
-    symlinkSync(BINARY, join(dir, 'macvlan'));
+    symlinkSync(BINARY, join(dir, 'calico'));
     linkSync(BINARY, join(dir, 'cni'));
     for (const [file, name] of [
       [join(dir, 'cni'), 'cni'],
-      [join(dir, 'macvlan'), 'macvlan'],
+      [join(dir, 'calico'), 'calico'],
     ] as const) {
       const plain = await tryRun(file, []);
       t.equal(plain.code, 1, `${name} exits 1`);
