@@ -84,7 +84,7 @@ export async function txPackets(ns: string, dev: string): Promise<number> {
 }
 
 /** The far peer pings the pod's net1 address: true when the replies came back. */
-export async function farPeerReaches(w: SbrWorld): Promise<boolean> {
-  const r = await nsExec(w.b.name, 'ping', ['-c', '3', '-i', '0.2', '-W', '1', '-I', FAR_PEER, NET1.ip]);
+export async function farPeerReaches(w: SbrWorld, count = 3): Promise<boolean> {
+  const r = await nsExec(w.b.name, 'ping', ['-c', String(count), '-i', '0.2', '-W', '1', '-I', FAR_PEER, NET1.ip]);
   return r.code === 0;
 }

@@ -22,9 +22,10 @@ t.test('replies to a peer beyond net1 leave by net1 with sbr, by eth0 without', 
   t.equal(add.code, 0, `ADD ${add.stdout}${add.stderr}`);
   const net1Before = await txPackets(w.pod.name, 'net1');
   const eth0Mid = await txPackets(w.pod.name, 'eth0');
-  t.ok(await farPeerReaches(w), 'with sbr the far peer is answered');
-  t.ok((await txPackets(w.pod.name, 'net1')) - net1Before >= 3, 'the replies went out by net1');
-  t.ok((await txPackets(w.pod.name, 'eth0')) - eth0Mid < 3, 'not by eth0');
+  // Ten replies: the pod's own traffic on eth0 (IPv6 neighbour discovery, MLD) stays well under that.
+  t.ok(await farPeerReaches(w, 10), 'with sbr the far peer is answered');
+  t.ok((await txPackets(w.pod.name, 'net1')) - net1Before >= 10, 'the replies went out by net1');
+  t.ok((await txPackets(w.pod.name, 'eth0')) - eth0Mid < 10, 'not by eth0');
 
   t.equal((await call('DEL', w.pod.path, conf)).code, 0, 'DEL');
   t.same(await extraRules(w.pod.name), [], 'no rule left');
