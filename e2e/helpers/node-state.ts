@@ -48,6 +48,17 @@ export async function nodeVeths(node: string): Promise<string[]> {
   return (await veths(node)).filter((n) => n !== UPLINK.nodeIf);
 }
 
+/**
+ * Waits (up to `ms`) for the node's veths to go after a pod's netns was deleted. The kernel
+ * destroys a deleted netns on a work queue, and the node's end of its veth goes some time later
+ * (over a second on a busy two-core machine): that is the kernel's work, not a plugin's.
+ */
+export async function untilNodeVethsGone(node: string, ms = 15_000): Promise<void> {
+  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 100))) {
+    if ((await nodeVeths(node)).length === 0) return;
+  }
+}
+
 /** Every link in a pod except its loopback. */
 export async function podLinks(pod: string): Promise<string[]> {
   return (await links(pod)).map((l) => l.ifname).filter((n) => n !== 'lo');

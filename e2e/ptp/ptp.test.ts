@@ -4,7 +4,7 @@
 import { readdirSync } from 'node:fs';
 import t from 'tap';
 import { gc, status } from '../helpers/conflist.ts';
-import { ipFiles, leftovers, link, masqRulesOf, nodeVeths } from '../helpers/node-state.ts';
+import { ipFiles, leftovers, link, masqRulesOf, nodeVeths, untilNodeVethsGone } from '../helpers/node-state.ts';
 import { tempDir } from '../helpers/plugins.ts';
 import { PTP_NETWORK, PTP_V4, PTP_V6, ptpAttachment, ptpConflist, ptpPlugin } from '../helpers/ptp.ts';
 import { ipJson, needsRoot, run } from '../../test-support/sh.ts';
@@ -144,6 +144,7 @@ t.test('DEL after the netns is gone still removes the masquerade rules and the a
   t.not((await masqRulesOf(node.name, 'ptp-gone', ips)).length, 0, 'control: ADD masquerades');
   await run('ip', ['netns', 'del', pod.name]);
   await att.del();
+  await untilNodeVethsGone(node.name);
   t.same(await leftovers({ node: node.name, dataDir, network: PTP_NETWORK }), nothingLeft, 'nothing left (the reference leaks the rules)');
 });
 
