@@ -33,6 +33,8 @@ interface Env {
   readonly node: string;
   readonly pod: string;
   readonly dataDir: string;
+  /** what the target's setup started (dhcp: its server and daemon), stopped when the batch is dropped */
+  readonly teardowns: (() => Promise<void>)[];
 }
 
 async function makeEnv(): Promise<Env> {
@@ -41,10 +43,11 @@ async function makeEnv(): Promise<Env> {
   await run('ip', ['netns', 'add', node]);
   await run('ip', ['netns', 'add', pod]);
   await run('ip', ['-n', node, 'link', 'set', 'lo', 'up']);
-  return { node, pod, dataDir: mkdtempSync(join(tmpdir(), 'cnits-bi-')) };
+  return { node, pod, dataDir: mkdtempSync(join(tmpdir(), 'cnits-bi-')), teardowns: [] };
 }
 
 async function dropEnv(e: Env): Promise<void> {
+  for (const stop of e.teardowns.splice(0).reverse()) await stop();
   await tryRun('ip', ['netns', 'del', e.pod]);
   await tryRun('ip', ['netns', 'del', e.node]);
   rmSync(e.dataDir, { recursive: true, force: true });
@@ -76,7 +79,8 @@ export interface Impl {
 /** The valid ADD, CHECK, DEL; returns the ADD result for CHECK cases, or throws. */
 async function positiveControl(t: Target, e: Env, { pluginDir, lenientCheck, onControlNote }: Impl): Promise<RunCtx> {
   const podPath = `/run/netns/${e.pod}`;
-  await t.setup?.({ node: e.node, pod: e.pod, podPath });
+  const teardown = await t.setup?.({ node: e.node, pod: e.pod, podPath, pluginDir, dataDir: e.dataDir });
+  if (teardown) e.teardowns.push(teardown);
   const chain = await t.prepare?.({ node: e.node, pod: e.pod, podPath });
   const ctx0: RunCtx = { dataDir: e.dataDir, name: 'bi', podPath, prevResult: undefined, pluginDir, chain };
   const vars = (verb: string) => ({ CNI_COMMAND: verb, CNI_CONTAINERID: 'bi-ctr', CNI_NETNS: ctx0.podPath, CNI_IFNAME: 'eth0', CNI_PATH: pluginDir });

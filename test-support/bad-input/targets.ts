@@ -23,6 +23,14 @@ import { hostDeviceConfSchema } from '../../plugins/host-device/conf.ts';
 import { vlanConfSchema } from '../../plugins/vlan/conf.ts';
 import { vrfConfSchema } from '../../plugins/vrf/conf.ts';
 import { run } from '../sh.ts';
+import { dhcpSocketOf, prepareDhcp } from './dhcp-prep.ts';
+import { dhcpConfSchema } from '../../plugins/dhcp/conf.ts';
+
+/** What a target's setup is given: the batch's netns, the implementation's plugin directory, its dataDir. */
+export interface SetupWorld extends ChainWorld {
+  readonly pluginDir: string;
+  readonly dataDir: string;
+}
 
 /** The link kinds a kernel may lack (e2e/helpers/impl.ts probes them). */
 export type KernelLinkFeature = 'kernel-ipvlan' | 'kernel-vlan' | 'kernel-dummy' | 'kernel-vrf';
@@ -79,9 +87,11 @@ export interface Target {
   readonly kernelLink?: { readonly kind: string; readonly standIn: (podPath: string) => Record<string, unknown> };
   /**
    * What a plugin that runs first needs in the batch's node before its valid config can succeed
-   * (host-device: the device it moves; vlan, macvlan, ipvlan: their master). Unlike `prepare`, no prevResult.
+   * (host-device: the device it moves; vlan, macvlan, ipvlan: their master; dhcp: a DHCP server
+   * and the implementation's daemon). Unlike `prepare`, no prevResult. What it returns, if
+   * anything, the runner calls when it drops the batch (to stop the processes it started).
    */
-  readonly setup?: (w: ChainWorld) => Promise<void>;
+  readonly setup?: (w: SetupWorld) => Promise<void | (() => Promise<void>)>;
   /** a link kind the plugin makes that a kernel may lack: its cases run only where the kernel has it (the kernel lab) */
   readonly onlyWithLink?: KernelLinkFeature;
 }
@@ -96,6 +106,7 @@ const PORTS = [0, -1, 65536, 2 ** 31, 2 ** 64];
 const RATES = [-1, 1.5, 7, 2 ** 63, 2 ** 64, 2 ** 70, 1e300];
 const BURSTS = [-1, 0.5, 7, 2 ** 35, 2 ** 64, 1e300];
 const ALL_VERBS = ['ADD', 'DEL', 'CHECK'] as const;
+const DHCP_OPTIONS = ['', 'router', 'Routers', 'host_name', '256', '-1', '1.5', ' 3', '0x03', HUGE];
 
 type Iface = { name?: string; sandbox?: string };
 const interfacesOf = (chain: Record<string, unknown>) => (chain['interfaces'] ?? []) as Iface[];
@@ -510,6 +521,34 @@ export const TARGETS: readonly Target[] = [
     badNumbers: { table: [-1, 2 ** 32, 2 ** 53] },
     prepare: prepareBridgeLike,
     onlyWithLink: 'kernel-vrf',
+  },
+  {
+    plugin: 'dhcp',
+    schemas: () => [dhcpConfSchema()],
+    base: (c) => ({
+      cniVersion: '1.0.0',
+      name: c.name,
+      type: 'dhcp',
+      ipam: {
+        type: 'dhcp',
+        daemonSocketPath: dhcpSocketOf(c.dataDir),
+        provide: [{ option: 'host-name', value: 'bi-pod' }],
+        request: [{ option: 'subnet-mask', skipDefault: false }],
+      },
+    }),
+    usesNetns: true,
+    // only `provide[].fromArg` looks into CNI_ARGS, pair by pair, as the reference's options.go does
+    readsCniArgs: false,
+    delReadsConfig: true,
+    // options are turned into bytes on ADD only: a DEL must not fail on what it does not send
+    badStrings: {
+      // '' is the reference's "not set": the default socket
+      'ipam.daemonSocketPath': ['dhcp.sock', 'run/cni/dhcp.sock', './dhcp.sock', HUGE],
+      // neither a dhcp-options(5) name the reference knows nor 0-255
+      'ipam.provide[0].option': DHCP_OPTIONS,
+      'ipam.request[0].option': DHCP_OPTIONS.filter((s) => s !== ''),
+    },
+    setup: prepareDhcp,
   },
 ];
 
