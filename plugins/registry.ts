@@ -194,6 +194,7 @@ export const REGISTRY = {
     main: () => import('./dhcp/main.ts'),
     conf: () => import('./dhcp/conf.ts').then(load),
     capabilities: [],
+    bench: 'bench/dhcp.ts',
   },
   'cni-run': { kind: 'tool', module: 'tools/cni-run.ts' },
   'cni-ts': { kind: 'tool', module: 'tools/cni-ts.ts' },
