@@ -163,7 +163,7 @@ export class Netns {
  * ns.GetNS does: opening a device can have effects of its own (opening /dev/watchdog arms
  * the watchdog), and a FIFO or a tty is no business of ours either.
  */
-function assertNsfsPath(path: string): void {
+export function assertNsfsPath(path: string): void {
   let type: number;
   try {
     type = statfsSync(path).type;

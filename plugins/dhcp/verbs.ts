@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { CniRequest } from '../../lib/cni-spec/request.ts';
 import type { Result } from '../../lib/cni-spec/result.ts';
 import { validAttachments } from '../../lib/cni-spec/attachments.ts';
-import { openContainerNetns } from '../../lib/linux/container-netns.ts';
+import { assertContainerNetnsPath } from '../../lib/linux/container-netns.ts';
 import { call } from './call.ts';
 import { loadConf, type DhcpConf } from './conf.ts';
 import type { LeaseArgs } from './rpc.ts';
@@ -22,20 +22,13 @@ function leaseArgs(req: CniRequest, conf: DhcpConf): LeaseArgs {
   };
 }
 
-/**
- * CNI_NETNS checked here, as every plugin that enters it does (code 3 when it is gone and
- * nothing was made, 4 when it is no netns), before the daemon is asked: the daemon, which opens
- * it again for each exchange, could only answer 999.
- */
-function assertPodNetns(req: CniRequest): void {
-  openContainerNetns(req).close();
-}
-
 const leaseKey = (req: CniRequest) => ({ containerId: req.containerId, network: req.name, ifname: req.ifname });
 
 export async function cmdAdd(req: CniRequest): Promise<Result> {
   const conf = loadConf(req);
-  assertPodNetns(req);
+  // CNI_NETNS with the errors of every plugin that enters it (code 3 when it is gone and nothing
+  // was made, 4 when it is no netns): the daemon, which opens it, could only answer 999.
+  assertContainerNetnsPath(req);
   const answer = await call(conf.socketPath, { method: 'allocate', lease: leaseArgs(req, conf) });
   return { ...(answer.result as Result), cniVersion: req.cniVersion };
 }
@@ -48,7 +41,7 @@ export async function cmdDel(req: CniRequest): Promise<void> {
 /** Unlike the reference, whose CHECK asks for a lease (and so acquires one that was lost), ours only looks. */
 export async function cmdCheck(req: CniRequest): Promise<void> {
   const conf = loadConf(req);
-  assertPodNetns(req);
+  assertContainerNetnsPath(req);
   const addresses = (req.prevResult?.ips ?? []).map((ip) => ip.address);
   await call(conf.socketPath, { method: 'check', lease: leaseKey(req), addresses });
 }
