@@ -5,14 +5,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CniError } from '../cni-spec/errors.ts';
+import type { Result } from '../cni-spec/result.ts';
 import { assertContainerNetnsPath } from './container-netns.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cni-netns-path-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
 
-const codeOf = (netns: string, prevResult?: object): number | undefined => {
+const codeOf = (netns: string, prevResult?: Result): number | undefined => {
   try {
-    assertContainerNetnsPath({ netns, prevResult: prevResult as never });
+    assertContainerNetnsPath(prevResult === undefined ? { netns } : { netns, prevResult });
     return undefined;
   } catch (err) {
     return err instanceof CniError ? err.code : -1;
@@ -32,8 +33,11 @@ t.test('a file, a directory or a device that is no netns: 4, naming the path', a
   for (const p of [dir, '/dev/null', '/etc/hostname']) {
     t.equal(codeOf(p), 4, p);
   }
-  t.throws(() => assertContainerNetnsPath({ netns: '/dev/null', prevResult: undefined }), {
-    msg: /failed to open netns "\/dev\/null"/,
-    details: '/dev/null is not a network namespace',
-  });
+  let caught: unknown;
+  try {
+    assertContainerNetnsPath({ netns: '/dev/null' });
+  } catch (err) {
+    caught = err;
+  }
+  t.match(caught, { msg: /failed to open netns "\/dev\/null"/, details: '/dev/null is not a network namespace' });
 });
