@@ -230,6 +230,7 @@ NAPI_MODULE_INIT() {
       !export_nl_socket(env, exports) ||
       !export_spawn(env, exports) ||
       !export_tun(env, exports) ||
+      !export_packet(env, exports) ||
       !export_int(env, exports, "LOCK_SH", LOCK_SH) ||
       !export_int(env, exports, "LOCK_EX", LOCK_EX) ||
       !export_int(env, exports, "LOCK_UN", LOCK_UN) ||

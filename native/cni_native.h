@@ -20,5 +20,7 @@ int export_nl_socket(napi_env env, napi_value exports);
 int export_spawn(napi_env env, napi_value exports);
 /* Adds tunCreate to exports (tun.c). */
 int export_tun(napi_env env, napi_value exports);
+/* Adds packetOpen, packetSend and packetReceive to exports (packet.c). */
+int export_packet(napi_env env, napi_value exports);
 
 #endif

@@ -188,6 +188,13 @@ export const REGISTRY = {
     capabilities: [],
     bench: 'bench/vrf.ts',
   },
+  // `dhcp daemon` is the long-running process that holds the leases; the plugin asks it.
+  dhcp: {
+    kind: 'ipam',
+    main: () => import('./dhcp/main.ts'),
+    conf: () => import('./dhcp/conf.ts').then(load),
+    capabilities: [],
+  },
   'cni-run': { kind: 'tool', module: 'tools/cni-run.ts' },
   'cni-ts': { kind: 'tool', module: 'tools/cni-ts.ts' },
 } as const satisfies Record<string, ProgramEntry>;

@@ -13,6 +13,9 @@ interface CniNative {
   spawnStart(file: string, args: readonly string[], input: Buffer): [pid: number, stdoutFd: number, stderrFd: number];
   spawnWait(pid: number, timeoutMs: number): [code: number, signal: number];
   tunCreate(netnsFd: number, name: string, flags: number, owner: number, group: number): string;
+  packetOpen(netnsFd: number, ifindex: number): number;
+  packetSend(fd: number, ifindex: number, bytes: Buffer): void;
+  packetReceive(fd: number): Buffer | null;
   readonly LOCK_SH: number;
   readonly LOCK_EX: number;
   readonly LOCK_UN: number;
@@ -104,4 +107,22 @@ export function spawnWait(pid: number, timeoutMs: number): { code: number; signa
  */
 export function tunCreate(netnsFd: number, d: { name: string; flags: number; owner: number; group: number }): string {
   return addon().tunCreate(netnsFd, d.name, d.flags, d.owner, d.group);
+}
+
+/**
+ * A non-blocking IPv4 packet socket made in the netns at netnsFd and bound to the interface
+ * there, filtered to UDP datagrams for port 68 (a DHCP client's). Closed with nlClose.
+ */
+export function packetOpen(netnsFd: number, ifindex: number): number {
+  return addon().packetOpen(netnsFd, ifindex);
+}
+
+/** Sends one IPv4 datagram (IP header included) to the link's broadcast address. */
+export function packetSend(fd: number, ifindex: number, datagram: Buffer): void {
+  addon().packetSend(fd, ifindex, datagram);
+}
+
+/** The next queued IPv4 datagram, or null when none is queued. */
+export function packetReceive(fd: number): Buffer | null {
+  return addon().packetReceive(fd);
 }
