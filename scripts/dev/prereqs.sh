@@ -23,7 +23,9 @@ log() { echo "prereqs: $*" >&2; }
 # only enables systemd units), and its one file under /etc/cni/net.d is not read by the tests.
 # dnsmasq-base: the DHCP server of the dhcp e2e tests (e2e/helpers/dhcp-server.ts), run in a test's
 # own netns; the package has no service (unlike dnsmasq), so nothing starts on the machine.
-packages=(iproute2 nftables iptables iperf3 iputils-ping containernetworking-plugins kmod procps strace podman runc busybox-static tcpdump dnsmasq-base)
+# systemd, for systemd-socket-activate: e2e/dhcp/conf-example.test.ts starts the dhcp daemon as
+# conf-examples/cni-dhcp.socket would (nothing is started or enabled by the tests).
+packages=(iproute2 nftables iptables iperf3 iputils-ping containernetworking-plugins kmod procps strace podman runc busybox-static tcpdump dnsmasq-base systemd)
 command -v dpkg-query >/dev/null 2>&1 || missing "Debian packages ${packages[*]}: dpkg-query not found (the tests expect Debian)"
 updated=
 install_packages() {
