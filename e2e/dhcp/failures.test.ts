@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { gc, status } from '../helpers/conflist.ts';
 import { daemonDir, startDhcpDaemon } from '../helpers/dhcp-daemon.ts';
-import { DHCP_NET, dhcpPod, macvlanDhcp } from '../helpers/dhcp-pod.ts';
+import { DHCP_NET, dhcpPod, macvlanDhcp, type DhcpPod } from '../helpers/dhcp-pod.ts';
 import { clientIdOf, eventually, makeDhcpLan } from '../helpers/dhcp-server.ts';
 import { linksBesideLo, makeLan } from '../helpers/lan.ts';
 import { execPlugin } from '../helpers/plugins.ts';
@@ -65,7 +65,11 @@ t.test('no DHCP server answering: ADD fails within the short timeouts and leaves
   const d = await startDhcpDaemon(t, w.node, daemonDir(t), ['-timeout', '1s', '-resendtimeout', '4s']);
   const { pod, att } = await dhcpPod(t, { node: w.node, socketPath: d.socketPath }, 'dh-noserver');
   const t0 = Date.now();
-  await t.rejects(att.add(), {}, 'ADD fails');
+  const err = await att.add().then(
+    () => undefined,
+    (e: Error) => e,
+  );
+  t.ok(err, `ADD fails: ${err?.message}`);
   const s = (Date.now() - t0) / 1000;
   t.ok(s < 20, `within seconds of -resendtimeout 4s: ${s.toFixed(1)} s`);
   t.same(await linksBesideLo(pod), [], 'no macvlan left in the pod');
@@ -78,7 +82,7 @@ t.test('GC (1.1.0) releases on the server the leases of the attachments it is no
   const w = await makeDhcpLan(t);
   const d = await startDhcpDaemon(t, w.node);
   const ids = ['dh-gc-keep', 'dh-gc-gone1', 'dh-gc-gone2'];
-  const pods = [];
+  const pods: DhcpPod[] = [];
   for (const id of ids) {
     const p = await dhcpPod(t, { node: w.node, socketPath: d.socketPath }, id, { cniVersion: '1.1.0' });
     await p.att.add();

@@ -3,7 +3,7 @@
 // client-id; then twenty DELs at once, and the server's table is empty.
 import t from 'tap';
 import { startDhcpDaemon } from '../helpers/dhcp-daemon.ts';
-import { DHCP_NET, dhcpPod, podInet, podMac } from '../helpers/dhcp-pod.ts';
+import { DHCP_NET, dhcpPod, podInet, podMac, type DhcpPod } from '../helpers/dhcp-pod.ts';
 import { clientIdOf, eventually, makeDhcpLan } from '../helpers/dhcp-server.ts';
 import { linksBesideLo } from '../helpers/lan.ts';
 import { needsRoot } from '../../test-support/sh.ts';
@@ -13,7 +13,7 @@ const N = 20;
 t.test(`${N} pods ADD at once: ${N} distinct leases in the server's table; ${N} DELs at once empty it`, { skip: needsRoot }, async (t) => {
   const w = await makeDhcpLan(t);
   const d = await startDhcpDaemon(t, w.node);
-  const pods = [];
+  const pods: DhcpPod[] = [];
   for (let i = 0; i < N; i++) pods.push(await dhcpPod(t, { node: w.node, socketPath: d.socketPath }, `dh-par-${i}`));
   for (const p of pods) t.teardown(() => p.att.del());
 
