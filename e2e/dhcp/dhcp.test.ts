@@ -3,7 +3,8 @@
 // address on the pod's eth0 with the default route via the router, the server's lease table
 // holds the pod's MAC and client-id, the result has the version's shape, CHECK passes, DEL
 // releases the lease on the server (DHCPRELEASE) and leaves nothing, DEL again succeeds.
-// Then the routes of option 121, a server that sends no router, and a hostname from CNI_ARGS.
+// Then the routes of option 121, a server that sends no router, a hostname from CNI_ARGS, the
+// routes' priority, and CHECK failing for another address or a lease the daemon does not hold.
 import t from 'tap';
 import { attachment } from '../helpers/conflist.ts';
 import { startDhcpDaemon } from '../helpers/dhcp-daemon.ts';
@@ -11,7 +12,8 @@ import { DHCP_NET, dhcpPod, macvlanDhcp, podGatewayRoutes, podInet, podMac } fro
 import { clientIdOf, eventually, makeDhcpLan, type DhcpServer } from '../helpers/dhcp-server.ts';
 import { LAN, linksBesideLo } from '../helpers/lan.ts';
 import { allVersionsRan, hasCheck, ipsCarryVersion, isPre030, SPEC_VERSIONS } from '../helpers/spec-versions.ts';
-import { needsRoot } from '../../test-support/sh.ts';
+import { execPlugin } from '../helpers/plugins.ts';
+import { ipJson, needsRoot } from '../../test-support/sh.ts';
 
 const ROUTER = LAN.hostAddr;
 const addrOf = (cidr: string) => cidr.slice(0, cidr.indexOf('/'));
@@ -123,4 +125,39 @@ t.test('provide: the hostname from CNI_ARGS K8S_POD_NAME reaches the server', { 
   t.teardown(() => att.del());
   const lease = w.server.leases().find((l) => l.clientId === clientIdOf('dh-host', DHCP_NET, 'eth0'));
   t.equal(lease?.hostname, 'web-0', 'the server recorded the pod name as its hostname');
+});
+
+t.test('ipam priority: every route of the result carries it, and the pod route has it as metric', { skip: needsRoot }, async (t) => {
+  const w = await makeDhcpLan(t);
+  const d = await startDhcpDaemon(t, w.node);
+  const { pod, att } = await dhcpPod(t, { node: w.node, socketPath: d.socketPath }, 'dh-prio', { ipam: { priority: 300 } });
+  const r = await att.add();
+  t.teardown(() => att.del());
+  t.match(r.routes, [{ dst: '0.0.0.0/0', gw: ROUTER, priority: 300 }], 'the default route with priority 300');
+  const routes = await ipJson<{ dst: string; gateway?: string; metric?: number }[]>(pod.name, ['-4', 'route', 'show', 'default']);
+  t.match(routes, [{ dst: 'default', gateway: ROUTER, metric: 300 }], 'the pod default route has metric 300');
+});
+
+t.test('CHECK of the IPAM fails when the daemon holds another address, or no lease for the attachment', { skip: needsRoot }, async (t) => {
+  const w = await makeDhcpLan(t);
+  const d = await startDhcpDaemon(t, w.node);
+  const { pod, att } = await dhcpPod(t, { node: w.node, socketPath: d.socketPath }, 'dh-check');
+  const r = await att.add();
+  t.teardown(() => att.del());
+  // the dhcp plugin as macvlan delegates to it: macvlan's own config, with prevResult
+  const check = (id: string, prevResult: unknown) =>
+    execPlugin(
+      'dhcp',
+      { command: 'CHECK', containerId: id, netns: pod.path, ifname: 'eth0', nodeNetns: w.node.name },
+      { cniVersion: '1.0.0', name: DHCP_NET, ...macvlanDhcp(d.socketPath), prevResult },
+    );
+  t.equal((await check('dh-check', r)).code, 0, 'CHECK with the ADD result passes (control)');
+  const other = { ...r, ips: [{ ...r.ips[0], address: '10.61.0.250/24' }] };
+  const moved = await check('dh-check', other);
+  t.not(moved.code, 0, `another address than the lease: CHECK fails ${moved.stdout}`);
+  t.match(moved.json, { code: Number, msg: String }, 'with a CNI error');
+  const none = await check('dh-other', r);
+  t.not(none.code, 0, `no lease for that attachment: CHECK fails ${none.stdout}`);
+  t.match(none.json, { code: Number, msg: String }, 'with a CNI error');
+  t.equal(w.server.leases().length, 1, 'and CHECK acquired no lease');
 });
