@@ -254,6 +254,22 @@ export async function addDelRounds<S extends { readonly label: string }>(
   return samples;
 }
 
+/**
+ * addDelRounds' `between` for a section with a floor (floorRows): each subject's VERSION, timed
+ * once a round, as "<label> VERSION".
+ */
+export function timeVersions(
+  agent: Agent,
+  subjects: readonly { readonly label: string; readonly file: string }[],
+): (samples: Samples, timed: boolean) => Promise<void> {
+  return async (samples, timed) => {
+    for (const s of subjects) {
+      const v = await timeVersion(agent, s.label, s.file);
+      if (timed) samples.add(`${s.label} VERSION`, v);
+    }
+  };
+}
+
 /** A plugin's VERSION: its process floor (the runtime's start and our dispatch, no verb work). */
 export async function timeVersion(agent: Agent, label: string, file: string): Promise<RunResult> {
   const floor = floorFile(file);
@@ -303,6 +319,15 @@ export function floorRows(
       n,
     },
     ...verbs.map((verb) => ({ section, name: `${verb} above the floor (${verb} − VERSION)${suffix}`, ours: above(ours, verb), go: above('go', verb), n })),
+  ];
+}
+
+/** The rows of a section that times ADD and DEL beside a VERSION floor: each verb's, then floorRows'. */
+export function addDelFloorRows(samples: Samples, { section, add, del, n }: { section: string; add: string; del: string; n: number }): Row[] {
+  return [
+    { section, name: add, ...verbFigures(samples, 'ADD', n) },
+    { section, name: del, ...verbFigures(samples, 'DEL', n) },
+    ...floorRows(samples, { section, verbs: ['ADD', 'DEL'], n }),
   ];
 }
 

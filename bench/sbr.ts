@@ -2,20 +2,7 @@
 // gateway, its subnet route moved out of main; DEL removes the rule), ours beside the Go
 // reference. Each round's pod is a fresh netns with a veth "eth0" holding 10.2.0.2/24, made and
 // removed outside the timing.
-import {
-  addDelRounds,
-  addNetns,
-  Agent,
-  delNetns,
-  floorRows,
-  GO_DIR,
-  OURS_DIR,
-  sh,
-  timeVersion,
-  verbFigures,
-  type Row,
-  type SectionOptions,
-} from './harness.ts';
+import { addDelFloorRows, addDelRounds, addNetns, Agent, delNetns, GO_DIR, OURS_DIR, sh, timeVersions, type Row, type SectionOptions } from './harness.ts';
 import { join } from 'node:path';
 
 function sbrConf(netns: string): string {
@@ -49,18 +36,14 @@ export async function benchSection(o: SectionOptions): Promise<Row[]> {
   try {
     const samples = await addDelRounds(o, agent, subjects, {
       pluginCase: (s, pod, netns) => ({ file: s.file, input: sbrConf(netns), prepare: () => podIface(pod) }),
-      between: async (samples, timed) => {
-        for (const s of subjects) {
-          const v = await timeVersion(agent, s.label, s.file);
-          if (timed) samples.add(`${s.label} VERSION`, v);
-        }
-      },
+      between: timeVersions(agent, subjects),
     });
-    return [
-      { section: 'sbr', name: 'ADD (rule, table with default and subnet routes)', ...verbFigures(samples, 'ADD', o.runs) },
-      { section: 'sbr', name: 'DEL (rule and table removed)', ...verbFigures(samples, 'DEL', o.runs) },
-      ...floorRows(samples, { section: 'sbr', verbs: ['ADD', 'DEL'], n: o.runs }),
-    ];
+    return addDelFloorRows(samples, {
+      section: 'sbr',
+      add: 'ADD (rule, table with default and subnet routes)',
+      del: 'DEL (rule and table removed)',
+      n: o.runs,
+    });
   } finally {
     agent.close();
     delNetns(node);

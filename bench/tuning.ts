@@ -4,20 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  addDelRounds,
-  addNetns,
-  Agent,
-  delNetns,
-  floorRows,
-  GO_DIR,
-  OURS_DIR,
-  sh,
-  timeVersion,
-  verbFigures,
-  type Row,
-  type SectionOptions,
-} from './harness.ts';
+import { addDelFloorRows, addDelRounds, addNetns, Agent, delNetns, GO_DIR, OURS_DIR, sh, timeVersions, type Row, type SectionOptions } from './harness.ts';
 
 function tuningConf(netns: string, dataDir: string): string {
   return JSON.stringify({
@@ -49,18 +36,9 @@ export async function benchSection(o: SectionOptions): Promise<Row[]> {
         input: tuningConf(netns, dataDir),
         prepare: () => sh('ip', ['-n', pod, 'link', 'add', 'eth0', 'type', 'veth', 'peer', 'name', 'peer0']),
       }),
-      between: async (samples, timed) => {
-        for (const s of subjects) {
-          const v = await timeVersion(agent, s.label, s.file);
-          if (timed) samples.add(`${s.label} VERSION`, v);
-        }
-      },
+      between: timeVersions(agent, subjects),
     });
-    return [
-      { section: 'tuning', name: 'ADD (sysctl, MAC, MTU, promisc)', ...verbFigures(samples, 'ADD', o.runs) },
-      { section: 'tuning', name: 'DEL (restores)', ...verbFigures(samples, 'DEL', o.runs) },
-      ...floorRows(samples, { section: 'tuning', verbs: ['ADD', 'DEL'], n: o.runs }),
-    ];
+    return addDelFloorRows(samples, { section: 'tuning', add: 'ADD (sysctl, MAC, MTU, promisc)', del: 'DEL (restores)', n: o.runs });
   } finally {
     agent.close();
     delNetns(node);

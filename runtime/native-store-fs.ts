@@ -9,7 +9,6 @@ import {
   fstatSync,
   fsyncSync,
   lstatSync,
-  mkdirSync,
   openSync,
   readlinkSync,
   readSync,
@@ -115,22 +114,6 @@ export function existingAncestor(dir: string): string {
   let d = absolute(dir);
   while (!existsSync(d) && d !== dirname(d)) d = dirname(d);
   return d;
-}
-
-// One mkdir per missing component (Node's recursive mkdir spins on ENOENT under /proc).
-export function mkdirAll(dir: string, mode: number): void {
-  const missing: string[] = [];
-  for (let d = dir; !existsSync(d); d = dirname(d)) {
-    missing.push(d);
-    if (d === dirname(d)) break;
-  }
-  for (const d of missing.reverse()) {
-    try {
-      mkdirSync(d, { mode });
-    } catch (e) {
-      if (errno(e) !== 'EEXIST') throw e;
-    }
-  }
 }
 
 /** A regular file we (or root) own that nobody else may write: the only kind we reuse. */

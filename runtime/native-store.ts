@@ -11,7 +11,8 @@
 // and a build that has just written its files removes other builds' (runtime/native-store-sweep.ts).
 import { closeSync, existsSync, lstatSync, mkdirSync, readFileSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { assertSafeDir, errno, errorText, existingAncestor, isOurs, mkdirAll, openVerified, UnsafeDirError, writeAtomic } from './native-store-fs.ts';
+import { mkdirMissing } from '../lib/linux/mkdir-missing.ts';
+import { assertSafeDir, errno, errorText, existingAncestor, isOurs, openVerified, UnsafeDirError, writeAtomic } from './native-store-fs.ts';
 import { dlopenAnonymous, dlopenFd } from './native-store-load.ts';
 import { sweep, type OwnBuild } from './native-store-sweep.ts';
 
@@ -80,7 +81,7 @@ export function createNativeStore(o: NativeStoreOptions): NativeStore {
       if (!existsSync(dir)) {
         // Make nothing on a path another user controls.
         assertSafeDir(existingAncestor(dir), uid, { leaf: false });
-        mkdirAll(dirname(dir), 0o755);
+        mkdirMissing(dirname(dir), 0o755);
         try {
           mkdirSync(dir, { mode: 0o700 });
         } catch (e) {

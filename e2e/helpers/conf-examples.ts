@@ -22,16 +22,19 @@ export const readExample = (file: string): List => JSON.parse(readFileSync(join(
 /**
  * The example conflists, by file name; `vlan`: those that put pods on a VLAN (they need bridge
  * VLAN filtering), or the others. A list with ipvlan is in neither: it needs a kernel with ipvlan,
- * and e2e/ipvlan/conf-example.test.ts runs it (in the kernel lab).
+ * and e2e/ipvlan/conf-example.test.ts runs it (in the kernel lab). Nor is a list with the dhcp
+ * IPAM: it needs a DHCP server and the daemon, and e2e/dhcp/conf-example.test.ts runs it.
  */
 export function exampleFiles(vlan: boolean): string[] {
   return readdirSync(CONF_EXAMPLES)
     .filter((f) => f.endsWith('.conflist'))
     .filter((f) => !usesIpvlan(readExample(f)))
+    .filter((f) => !usesDhcp(readExample(f)))
     .filter((f) => usesVlan(readExample(f)) === vlan);
 }
 
 const usesIpvlan = (list: List) => list.plugins.some((p) => p['type'] === 'ipvlan');
+const usesDhcp = (list: List) => list.plugins.some((p) => (p['ipam'] as Record<string, unknown> | undefined)?.['type'] === 'dhcp');
 
 // The masters macvlan and ipvlan entries name: a node interface on a real node (Multus' secondary
 // networks use eth1), one end of a veth pair in the throwaway node here.

@@ -112,7 +112,11 @@ for (const form of FORMS) {
       ['not JSON', ['--conflist', tpl('a', '{"plugins": [')], /--conflist .*\/a: not valid JSON/],
       ['not a list', ['--conflist', tpl('b', JSON.stringify({ cniVersion: '1.0.0', name: 'n', type: 'bridge' }))], /not a conflist \(no "plugins" list\)/],
       ['a plugin we lack', ['--conflist', tpl('c', list([{ type: 'calico' }]))], /names plugins cni-ts does not have: calico/],
-      ['an IPAM we lack', ['--conflist', tpl('d', list([{ type: 'bridge', ipam: { type: 'dhcp' } }]))], /names plugins cni-ts does not have: dhcp/],
+      [
+        'an IPAM we lack',
+        ['--conflist', tpl('d', list([{ type: 'bridge', ipam: { type: 'whereabouts' } }]))],
+        /names plugins cni-ts does not have: whereabouts/,
+      ],
       ['an unfilled placeholder', ['--conflist', tpl('e', list([{ type: 'bridge', bridge: '{{BR}}' }]))], /no --set for \{\{BR\}\}/],
       ['a config the plugin refuses', ['--conflist', tpl('f', list([{ type: 'bridge', mtu: 'big' }]))], /mtu/],
       ['a bad priority', ['--conflist', tpl('g', list([{ type: 'loopback' }])), '--priority', '1x'], /--priority 1x/],

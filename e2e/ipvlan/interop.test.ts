@@ -2,63 +2,43 @@
 // pod, the host-local allocation), the other's DEL removes; Go → Go is the positive control. Our
 // CHECK accepts the Go plugin's ADD, and both print the same result for the same config (IPAM,
 // dns, chained on prevResult) once the pod paths are set aside.
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { impl } from '../helpers/impl.ts';
+import { addByEach, goReferenceMissing, handOverTests, implLabel, lanHandOver } from '../helpers/interop.ts';
 import { ipsCarryVersion } from '../helpers/spec-versions.ts';
 import { ipFiles } from '../helpers/node-state.ts';
-import { DIST_BIN, execPlugin, GO_BIN } from '../helpers/plugins.ts';
-import { LAN, lanAttachment, lanIpam, linksBesideLo, makeLan, podEth0 } from '../helpers/lan.ts';
+import { GO_BIN } from '../helpers/plugins.ts';
+import { LAN, lanIpam, linksBesideLo, makeLan, podEth0 } from '../helpers/lan.ts';
 import { makePod, pings } from '../helpers/topology.ts';
 import { needsRoot } from '../../test-support/sh.ts';
 
-const skip = needsRoot || impl.lacks('kernel-ipvlan') || (existsSync(join(GO_BIN, 'ipvlan')) ? false : `the Go reference ipvlan is not installed at ${GO_BIN}`);
-const label = (dir: string) => (dir === GO_BIN ? 'go' : 'ours');
+const skip = needsRoot || impl.lacks('kernel-ipvlan') || goReferenceMissing('ipvlan');
 const NET = 'ipvlaninterop';
 
 async function handOver(t: Test, adder: string, deleter: string): Promise<void> {
-  const w = await makeLan(t);
+  const world = await makeLan(t);
   const pod = await makePod(t);
-  const plugin = { type: 'ipvlan', master: LAN.master, mode: 'l2', ipam: lanIpam(w.dataDir) };
-  const adding = lanAttachment(NET, plugin, { node: w.node, pod, id: 'iv-interop', cniPath: [adder] });
-  const r = await adding.add();
-  t.equal((await podEth0(pod))?.linkinfo?.info_kind, 'ipvlan', `${label(adder)} ADD made the ipvlan`);
-  t.ok(await pings(pod.name, LAN.hostAddr), `the pod reaches the lan after ${label(adder)} ADD`);
-  t.equal(ipFiles(w.dataDir, NET).length, 1, `${label(adder)} ADD allocated an address`);
+  const plugin = { type: 'ipvlan', master: LAN.master, mode: 'l2', ipam: lanIpam(world.dataDir) };
+  const h = lanHandOver(NET, plugin, { world, pod, id: 'iv-interop', adder, deleter });
+  await h.add();
+  t.equal((await podEth0(pod))?.linkinfo?.info_kind, 'ipvlan', `${implLabel(adder)} ADD made the ipvlan`);
+  t.ok(await pings(pod.name, LAN.hostAddr), `the pod reaches the lan after ${implLabel(adder)} ADD`);
+  t.equal(ipFiles(world.dataDir, NET).length, 1, `${implLabel(adder)} ADD allocated an address`);
   if (adder === GO_BIN) {
-    const check = await execPlugin(
-      'ipvlan',
-      { command: 'CHECK', containerId: 'iv-interop', netns: pod.path, ifname: 'eth0', nodeNetns: w.node.name },
-      { cniVersion: '1.0.0', name: NET, ...plugin, prevResult: r },
-    );
+    const check = await h.ourCheck();
     t.equal(check.code, 0, `our CHECK accepts the Go ADD ${check.stdout}`);
   }
-  const deleting = lanAttachment(NET, plugin, { node: w.node, pod, id: 'iv-interop', cniPath: [deleter] });
   // libcni hands DEL the cached result; the ipvlan DEL of either does not read it
-  await deleting.del();
-  t.same(await linksBesideLo(pod), [], `${label(deleter)} DEL left no link in the pod`);
-  t.same(ipFiles(w.dataDir, NET), [], `${label(deleter)} DEL released the address`);
+  await h.del();
+  t.same(await linksBesideLo(pod), [], `${implLabel(deleter)} DEL left no link in the pod`);
+  t.same(ipFiles(world.dataDir, NET), [], `${implLabel(deleter)} DEL released the address`);
 }
 
-t.test('control: Go ADD → Go DEL', { skip }, (t) => handOver(t, GO_BIN, GO_BIN));
-t.test('Go ADD → our DEL', { skip }, (t) => handOver(t, GO_BIN, DIST_BIN));
-t.test('our ADD → Go DEL', { skip }, (t) => handOver(t, DIST_BIN, GO_BIN));
-
-// Debian's libcni (1.0.x) prints an empty `"dns": {}` in 1.x results; the reference since v1.2
-// drops it, as we do. Each implementation gets a pod of its own.
-function normalize(r: Record<string, any>, podPath: string): unknown {
-  const { dns, ...rest } = r;
-  const out: Record<string, any> = dns !== undefined && Object.keys(dns).length > 0 ? { ...r } : rest;
-  if (Array.isArray(out['interfaces'])) {
-    out['interfaces'] = out['interfaces'].map((i: Record<string, unknown>) => ({ ...i, mac: 'MAC', sandbox: i['sandbox'] === podPath ? 'POD' : i['sandbox'] }));
-  }
-  return out;
-}
+handOverTests(skip, handOver);
 
 for (const version of ['1.0.0', '0.4.0', '0.3.1', '0.2.0']) {
   t.test(`${version}: the same result as the Go plugin for the same config (static IPAM, dns, chained)`, { skip }, async (t) => {
-    const w = await makeLan(t);
+    const world = await makeLan(t);
     const configs: [string, Record<string, unknown>][] = [
       ['static', { ipam: { type: 'static', addresses: [{ address: '10.61.0.50/24', gateway: '10.61.0.254' }], routes: [{ dst: '0.0.0.0/0' }] } }],
       ['dns', { dns: { nameservers: ['10.61.0.53'] }, ipam: { type: 'static', addresses: [{ address: '10.61.0.51/24' }] } }],
@@ -81,16 +61,10 @@ for (const version of ['1.0.0', '0.4.0', '0.3.1', '0.2.0']) {
           ] as [string, Record<string, unknown>][])),
     ];
     for (const [what, extra] of configs) {
-      const outs: unknown[] = [];
-      for (const dir of [DIST_BIN, GO_BIN]) {
-        const pod = await makePod(t);
-        const conf = { cniVersion: version, name: NET, type: 'ipvlan', master: LAN.master, ...extra };
-        const a = { containerId: 'iv-same', netns: pod.path, ifname: 'eth0', nodeNetns: w.node.name, cniPath: [dir] };
-        const r = await execPlugin('ipvlan', { command: 'ADD', ...a }, conf, dir);
-        t.equal(r.code, 0, `${what}: ${label(dir)} ADD ${r.stderr}`);
-        outs.push(normalize(r.json ?? {}, pod.path));
-        await execPlugin('ipvlan', { command: 'DEL', ...a }, conf, dir);
-      }
+      const conf = { cniVersion: version, name: NET, type: 'ipvlan', master: LAN.master, ...extra };
+      const outs = await addByEach(t, { world, conf, id: 'iv-same' }, (dir, r) => {
+        t.equal(r.code, 0, `${what}: ${implLabel(dir)} ADD ${r.stderr}`);
+      });
       t.same(outs[0], outs[1], `${what}: our result is the Go plugin's`);
     }
   });

@@ -1,5 +1,6 @@
 // The plugin's verbs: each is one call to the daemon, which holds the leases.
 import { resolve } from 'node:path';
+import { CniError, ErrorCode } from '../../lib/cni-spec/errors.ts';
 import type { CniRequest } from '../../lib/cni-spec/request.ts';
 import type { Result } from '../../lib/cni-spec/result.ts';
 import { validAttachments } from '../../lib/cni-spec/attachments.ts';
@@ -54,7 +55,13 @@ export async function cmdGc(req: CniRequest): Promise<void> {
   await call(conf.socketPath, { method: 'gc', network: req.name, valid: valid.map((a) => ({ containerId: a.containerID, ifname: a.ifname })) });
 }
 
+/** Without its daemon the plugin cannot serve an ADD: code 50 (spec 1.1.0, STATUS). */
 export async function cmdStatus(req: CniRequest): Promise<void> {
   const conf = loadConf(req);
-  await call(conf.socketPath, { method: 'status' });
+  try {
+    await call(conf.socketPath, { method: 'status' });
+  } catch (err) {
+    if (err instanceof CniError && err.code === ErrorCode.TryAgainLater) throw new CniError(ErrorCode.PluginNotAvailable, err.msg, err.details, { cause: err });
+    throw err;
+  }
 }

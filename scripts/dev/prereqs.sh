@@ -21,7 +21,11 @@ log() { echo "prereqs: $*" >&2; }
 # podman (4.3, CNI backend) with runc, and busybox-static for its image: e2e/runtimes/podman.test.ts. Its
 # dependencies come along (conmon, crun, containers-common); nothing is started (the package
 # only enables systemd units), and its one file under /etc/cni/net.d is not read by the tests.
-packages=(iproute2 nftables iptables iperf3 iputils-ping containernetworking-plugins kmod procps strace podman runc busybox-static tcpdump)
+# dnsmasq-base: the DHCP server of the dhcp e2e tests (e2e/helpers/dhcp-server.ts), run in a test's
+# own netns; the package has no service (unlike dnsmasq), so nothing starts on the machine.
+# systemd, for systemd-socket-activate: e2e/dhcp/conf-example.test.ts starts the dhcp daemon as
+# conf-examples/cni-dhcp.socket would (nothing is started or enabled by the tests).
+packages=(iproute2 nftables iptables iperf3 iputils-ping containernetworking-plugins kmod procps strace podman runc busybox-static tcpdump dnsmasq-base systemd)
 command -v dpkg-query >/dev/null 2>&1 || missing "Debian packages ${packages[*]}: dpkg-query not found (the tests expect Debian)"
 updated=
 install_packages() {

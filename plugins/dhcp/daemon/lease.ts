@@ -143,13 +143,9 @@ export class Lease {
     if (now < r.renewAt) return this.#schedule();
     const path = hostPath(this.#deps.flags, r.netns);
     const t = { timeoutMs: this.#deps.flags.timeout, signal: this.#abort.signal };
+    // Past T2 (or past the end, after a daemon that was down that long): any server, the same address.
+    const rebinding = now >= r.rebindAt;
     try {
-      if (now >= r.expireAt) {
-        this.#deps.log(`${r.clientId}: lease expired, bringing interface DOWN`);
-        await downLink(path, r.ifname);
-        return this.#end();
-      }
-      const rebinding = now >= r.rebindAt;
       this.#deps.log(`${r.clientId}: ${rebinding ? 'renewal time expired, rebinding' : 'renewing lease'}`);
       const address = this.#ack.yiaddr;
       const server = serverOf(this.#ack);
@@ -168,10 +164,23 @@ export class Lease {
         return this.#end();
       }
       this.#deps.log(`${r.clientId}: ${err instanceof Error ? err.message : String(err)}`);
+      if (Date.now() >= r.expireAt) return this.#expire(path);
       // RFC 2131 §4.4.5: try again after half the time left to the next step, within bounds.
-      const next = now < r.rebindAt ? r.rebindAt : r.expireAt;
+      const next = Date.now() < r.rebindAt ? r.rebindAt : r.expireAt;
       this.#schedule(Math.min(RETRY_MAX_MS, Math.max(RETRY_MIN_MS, (next - Date.now()) / 2)));
     }
+  }
+
+  /** The lease ran out and no server renewed it: the pod must stop using the address. */
+  async #expire(path: string): Promise<void> {
+    const r = this.#record;
+    this.#deps.log(`${r.clientId}: lease expired, bringing interface DOWN`);
+    try {
+      await downLink(path, r.ifname);
+    } catch (err) {
+      if (!(err instanceof LinkGoneError)) this.#deps.log(`${r.clientId}: failed to bring ${r.ifname} interface DOWN: ${String(err)}`);
+    }
+    this.#end();
   }
 
   #commit(ack: DhcpMessage): void {

@@ -56,9 +56,9 @@ async function serve(flags: DaemonFlags): Promise<void> {
     service.halt();
     throw new Error(`Error getting listener: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   });
-  log(`listening on ${socketPath}`);
   // A socket systemd made stays for systemd to hand to the next start.
   const ours = activationFd(process.env) === undefined;
+  log(ours ? `listening on ${socketPath}` : 'listening on the socket systemd passed (fd 3)');
   const stop = () => {
     service.halt();
     server.close();

@@ -117,8 +117,8 @@ function serve(conn: Socket, handle: (req: RpcRequest) => Promise<RpcAnswer>, lo
     done = true;
     let req: RpcRequest;
     try {
-      const text = Buffer.concat(chunks).toString('utf8');
-      req = requestSchema.parse(JSON.parse(text.slice(0, text.indexOf('\n') >= 0 ? text.indexOf('\n') : text.length)));
+      const line = Buffer.concat(chunks).toString('utf8').split('\n', 1)[0] ?? '';
+      req = requestSchema.parse(JSON.parse(line));
     } catch (err) {
       answer({ ok: false, code: 6, msg: `error decoding the request: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}` });
       return;

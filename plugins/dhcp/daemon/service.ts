@@ -5,7 +5,8 @@ import { CniError, ErrorCode, asCniError } from '../../../lib/cni-spec/errors.ts
 import { validateContainerId, validateIfName, validateNetworkName } from '../../../lib/cni-spec/env.ts';
 import { clientIdOf, DhcpOptionError, prepareOptions } from '../../../lib/dhcp/options.ts';
 import type { DaemonFlags } from './flags.ts';
-import { Lease, type LeaseDeps } from './lease.ts';
+import { hostPath, Lease, type LeaseDeps } from './lease.ts';
+import { openContainerNetns } from '../../../lib/linux/container-netns.ts';
 import type { LeaseStore } from './store.ts';
 import type { LeaseArgs, RpcAnswer, RpcRequest } from '../rpc.ts';
 
@@ -105,6 +106,8 @@ export class DhcpService {
         options: [...options].map(([code, value]): [number, string] => [code, value.toString('hex')]),
         priority: a.priority,
       };
+      // A missing netns is code 3, a path that is no netns code 4, as for every plugin of ours.
+      openContainerNetns({ netns: hostPath(this.#deps.flags, a.netns) }).close();
       const lease = await Lease.take(base, this.#deps);
       this.#leases.set(clientId, lease);
       return lease.result();
