@@ -2,8 +2,11 @@
 // found by name (and brought up: the reference does, since a client on a down link hears
 // nothing), a packet socket on it; all closed again after, so nothing is held between exchanges.
 import type { Channel } from '../../../lib/dhcp/client.ts';
-import { getLinkByName, Netns, NetnsError, setLinkDown, setLinkUp, type LinkInfo } from '../../../lib/linux/index.ts';
+import { getLinkByName, Netns, NetnsError, setLinkDown, setLinkUp, waitOperUp, type LinkInfo } from '../../../lib/linux/index.ts';
 import { PacketSocket } from '../../../lib/linux/packet-socket.ts';
+
+/** ms before each look at a link just set up: about 0.6 s in all. */
+const UP_POLL_MS = [0, 5, 10, 20, 40, 80, 160, 320];
 
 /** The netns or the interface is no longer there: the pod is gone. */
 export class LinkGoneError extends Error {
@@ -35,7 +38,12 @@ export async function onLink<T>(netnsPath: string, ifname: string, fn: (ch: Chan
   const { ns, link } = await openLink(netnsPath, ifname);
   let sock: PacketSocket | undefined;
   try {
-    if (!link.up) await setLinkUp(ns, link.index);
+    if (!link.up) {
+      await setLinkUp(ns, link.index);
+      // A DISCOVER sent before the link is running is lost, and the next goes a second later.
+      // A link that never runs (no carrier) is left to the exchange's own timeout.
+      await waitOperUp(ns, link.index, UP_POLL_MS).catch(() => undefined);
+    }
     sock = PacketSocket.open(ns, link.index);
     return await fn(sock, link);
   } finally {
