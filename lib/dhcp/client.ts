@@ -1,6 +1,7 @@
 // A DHCP client's exchanges over a channel that sends and receives IPv4 datagrams (a packet
 // socket in the pod's netns; a fake server in the unit tests). Many run at once in the daemon's
-// one thread: each waits by polling its channel every POLL_MS, and nothing runs between them.
+// one thread: each waits by polling its channel, 1 ms after a send and doubling to POLL_MS (an
+// answer on a LAN takes about a millisecond), and nothing runs between them.
 import { randomInt } from 'node:crypto';
 import { CLIENT_PORT, decodeUdpDatagram, encodeUdpDatagram, SERVER_PORT } from './ip-udp.ts';
 import { bytesToIp, decodeMessage, type DhcpMessage, encodeMessage, MessageType, messageType, Opt } from './message.ts';
@@ -58,12 +59,13 @@ async function exchange(ch: Channel, { msg, dst, what, accept }: Step, t: Exchan
   const bytes = encodeUdpDatagram({ src, dst, srcPort: CLIENT_PORT, dstPort: SERVER_PORT, payload: encodeMessage(msg) });
   const end = Date.now() + t.timeoutMs;
   let nextSend = 0;
-  for (let sends = 0; ; await sleep(POLL_MS)) {
+  for (let sends = 0, idle = 0; ; await sleep(Math.min(POLL_MS, 2 ** idle++))) {
     if (t.signal?.aborted) throw t.signal.reason;
     const now = Date.now();
     if (now >= nextSend) {
       ch.send(bytes);
       nextSend = now + (RESEND_MS[Math.min(sends++, RESEND_MS.length - 1)] as number);
+      idle = 0;
     }
     for (let raw = ch.receive(); raw !== null; raw = ch.receive()) {
       const reply = parseReply(raw, msg);
