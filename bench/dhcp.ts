@@ -5,6 +5,7 @@
 // same lan, a bridge there with dnsmasq on it (`--no-ping`: no ICMP probe holds back each first
 // offer). Each round makes a fresh pod netns whose eth0 is a veth on that bridge (untimed): up,
 // as bridge and ptp leave it, and in a second set of subjects down, for the daemon to bring up.
+import { dnsmasqArgs } from '../test-support/dnsmasq.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,7 +15,7 @@ import { addDelRounds, addNetns, Agent, delNetns, GO_DIR, OURS_DIR, ROOT, sh, ty
 
 const BRIDGE = 'cnitsbdhcp0';
 const SERVER = '192.168.99.1/24';
-const RANGE = '192.168.99.100,192.168.99.200,2m';
+const [RANGE_START, RANGE_END] = ['192.168.99.100', '192.168.99.200'];
 
 /** A program started in `node` as our own child (`ip netns exec` execs it), its stderr kept. */
 class Child {
@@ -69,19 +70,7 @@ export async function benchSection(o: SectionOptions): Promise<Row[]> {
     sh('ip', ['-n', node, 'link', 'add', BRIDGE, 'type', 'bridge']);
     sh('ip', ['-n', node, 'addr', 'add', SERVER, 'dev', BRIDGE]);
     sh('ip', ['-n', node, 'link', 'set', BRIDGE, 'up']);
-    const dnsmasq = new Child(node, [
-      'dnsmasq',
-      '--no-daemon',
-      '--conf-file=/dev/null',
-      '--port=0',
-      `--interface=${BRIDGE}`,
-      '--bind-interfaces',
-      '--dhcp-authoritative',
-      '--no-ping',
-      `--dhcp-range=${RANGE}`,
-      `--dhcp-leasefile=${join(dir, 'dnsmasq.leases')}`,
-      '--log-facility=-',
-    ]);
+    const dnsmasq = new Child(node, ['dnsmasq', ...dnsmasqArgs({ iface: BRIDGE, leaseFile: join(dir, 'dnsmasq.leases'), start: RANGE_START, end: RANGE_END })]);
     children.push(dnsmasq);
     await dnsmasq.ready('dnsmasq', () => /DHCP, IP range/.test(dnsmasq.log));
     const subjects = [];

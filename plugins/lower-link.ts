@@ -1,17 +1,15 @@
 // The steps ipvlan's and macvlan's verbs share. Both make a link on a master and hand it to the
 // pod (lib/linux/lower-link.ts); each plugin's add.ts lists these steps in its own order (ipvlan
-// takes the addresses before the link, macvlan after), and both DELs are the same.
-import { Failures, UndoStack, type CniRequest, type IPConfig, type Result } from '../lib/cni-spec/index.ts';
+// takes the addresses before the link, macvlan after), and both DELs are plugins/pod-link-del.ts.
+import { UndoStack, type CniRequest, type IPConfig, type Result } from '../lib/cni-spec/index.ts';
 import { ipamAdd, ipamDel } from '../lib/ipam/index.ts';
 import {
   announceAddresses,
   configureIface,
   createLowerLink,
   deleteLink,
-  getLinkByName,
   Netns,
   openContainerNetns,
-  openContainerNetnsIfExists,
   resolveParent,
   type LinkInfo,
   type LowerLinkSpec,
@@ -71,26 +69,4 @@ export async function createPodLink(at: LowerLinkAdd, spec: LowerLinkSpec, req: 
 export async function addressPodLink(pod: Netns, ifname: string, result: Result): Promise<void> {
   announceAddresses(pod, ifname);
   await configureIface(pod, ifname, result);
-}
-
-/**
- * DEL: the IPAM's DEL (when the config names one), then the link in the pod. Idempotent: a gone
- * netns or link is done. Both steps run and failures are reported together (the reference stops
- * at an IPAM failure and leaves the link). It reads no master: it must clean up after a master
- * that is gone.
- */
-export async function lowerLinkDel(req: CniRequest, ipamType: string | undefined): Promise<void> {
-  const failures = new Failures();
-  if (ipamType !== undefined) await failures.attempt(() => ipamDel(ipamType, req));
-  let pod: Netns | undefined;
-  try {
-    await failures.attempt(async () => {
-      pod = openContainerNetnsIfExists(req.netns);
-      const link = pod && (await getLinkByName(pod, req.ifname));
-      if (pod && link) await deleteLink(pod, link.index);
-    });
-  } finally {
-    pod?.close();
-  }
-  failures.throwIfAny();
 }

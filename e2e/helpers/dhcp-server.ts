@@ -9,6 +9,7 @@
 // file and keeps the user; `--conf-file=/dev/null` keeps a machine's /etc/dnsmasq.conf out;
 // `--port=0` turns DNS off. Tests read the server's own view, its lease file
 // (`<expiry> <mac> <ip> <hostname|*> <client-id|*>` per line), never the daemon's.
+import { dnsmasqArgs as baseArgs } from '../../test-support/dnsmasq.ts';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -56,18 +57,7 @@ export interface DhcpServer {
 export function dnsmasqArgs(iface: string, leaseFile: string, o: DhcpServerOptions = {}): string[] {
   const routers = o.routers ?? [LAN.hostAddr];
   return [
-    '--no-daemon',
-    '--conf-file=/dev/null',
-    '--port=0',
-    `--interface=${iface}`,
-    '--bind-interfaces',
-    '--dhcp-authoritative',
-    // no ICMP probe of an address before offering it: only our pods live on this lan, and the
-    // probe holds back the first OFFER to each client by seconds
-    '--no-ping',
-    `--dhcp-range=${DHCP_RANGE.start},${DHCP_RANGE.end},${o.leaseTime ?? '2m'}`,
-    `--dhcp-leasefile=${leaseFile}`,
-    '--log-facility=-',
+    ...baseArgs({ iface, leaseFile, start: DHCP_RANGE.start, end: DHCP_RANGE.end, leaseTime: o.leaseTime ?? '2m' }),
     '--log-dhcp',
     // an empty option 3 makes dnsmasq send no router (else it sends its own address)
     `--dhcp-option=option:router${routers.map((r) => `,${r}`).join('')}`,

@@ -1,11 +1,11 @@
 // DEL (reference cmdDel, https://github.com/containernetworking/plugins/blob/v1.9.1/plugins/main/macvlan/macvlan.go):
-// the IPAM's DEL, then the macvlan in the pod, as ipvlan's DEL (lowerLinkDel says how it differs
+// the IPAM's DEL, then the macvlan in the pod, as ipvlan's DEL (podLinkDel says how it differs
 // from the reference's).
 import type { CniRequest } from '../../lib/cni-spec/index.ts';
-import { lowerLinkDel } from '../lower-link.ts';
+import { podLinkDel } from '../pod-link-del.ts';
 import { loadConf } from './conf.ts';
 
 export async function cmdDel(req: CniRequest): Promise<void> {
   const conf = loadConf(req);
-  await lowerLinkDel(req, conf.ipamType);
+  await podLinkDel(req, conf.ipamType);
 }

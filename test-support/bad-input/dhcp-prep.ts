@@ -9,6 +9,7 @@
 // dnsmasq's lease file and our daemon's -statedir are under the batch's dataDir, which the
 // runner's snapshots read: a lease left behind by a case shows there. Go's daemon (which has no
 // -statedir and keeps its leases in memory) is started without it.
+import { dnsmasqArgs } from '../dnsmasq.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,20 +21,6 @@ export const DHCP_LAN = { server: 'dhbi0', serverAddr: '192.168.99.1/24', start:
 
 /** Where the batch's daemon listens: outside dataDir (a snapshot reads every file there). */
 export const dhcpSocketOf = (dataDir: string): string => join(`${dataDir}-dhcp`, 'dhcp.sock');
-
-export const dnsmasqArgs = (iface: string, leaseFile: string): string[] => [
-  '--no-daemon',
-  '--conf-file=/dev/null',
-  '--port=0',
-  `--interface=${iface}`,
-  '--bind-interfaces',
-  '--dhcp-authoritative',
-  // no ICMP probe before each first offer (it holds the offer back by seconds)
-  '--no-ping',
-  `--dhcp-range=${DHCP_LAN.start},${DHCP_LAN.end},2m`,
-  `--dhcp-leasefile=${leaseFile}`,
-  '--log-facility=-',
-];
 
 /** A child started in `ns`, its stderr kept for failure messages. */
 interface Child {
@@ -93,7 +80,10 @@ export async function prepareDhcp(w: SetupWorld): Promise<() => Promise<void>> {
     rmSync(sockDir, { recursive: true, force: true });
   };
   try {
-    const dnsmasq = startIn(w.node, ['dnsmasq', ...dnsmasqArgs(DHCP_LAN.server, join(w.dataDir, 'dnsmasq.leases'))]);
+    const dnsmasq = startIn(w.node, [
+      'dnsmasq',
+      ...dnsmasqArgs({ iface: DHCP_LAN.server, leaseFile: join(w.dataDir, 'dnsmasq.leases'), start: DHCP_LAN.start, end: DHCP_LAN.end }),
+    ]);
     children.push(dnsmasq);
     // it logs the range once its DHCP socket is bound
     await waitFor('dnsmasq', dnsmasq, () => /DHCP, IP range/.test(dnsmasq.log()));
