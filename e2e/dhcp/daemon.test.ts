@@ -1,14 +1,15 @@
 // The daemon as a node's operator sees it: its socket is root's alone (0600, in a directory it
 // makes 0700), its -pidfile holds its pid while it runs and is gone with the socket after SIGTERM,
 // it takes Go's flag spellings (`-name value`, `-name=value`, `--name value`), and it logs the
-// lease events of a pod on stderr, one line each.
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+// lease events of a pod on stderr, one line each; -hostprefix finds everything under the prefix.
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import t from 'tap';
 import { daemonDir, startDhcpDaemon } from '../helpers/dhcp-daemon.ts';
-import { dhcpPod } from '../helpers/dhcp-pod.ts';
+import { dhcpPod, podInet } from '../helpers/dhcp-pod.ts';
 import { eventually, makeDhcpLan } from '../helpers/dhcp-server.ts';
-import { needsRoot } from '../../test-support/sh.ts';
+import { tempDir } from '../helpers/plugins.ts';
+import { needsRoot, run, tryRun } from '../../test-support/sh.ts';
 
 t.test('the socket 0600 in a directory made 0700, the pidfile, both gone after SIGTERM; Go flag spellings', { skip: needsRoot }, async (t) => {
   const w = await makeDhcpLan(t);
@@ -39,4 +40,33 @@ t.test('the socket 0600 in a directory made 0700, the pidfile, both gone after S
   t.equal(await d.stop('SIGTERM'), 'exit 0', 'SIGTERM: exit 0');
   t.notOk(existsSync(socketPath), 'the socket is gone');
   t.notOk(existsSync(pidfile), 'the pidfile is gone');
+});
+
+// -hostprefix: the daemon in a container that sees the node's root under a prefix (a DaemonSet
+// mounting / at /host). The socket, the state and every netns path the plugin names are looked
+// up under it; the plugin, on the node, names them as the node sees them.
+t.test('-hostprefix: socket, state and the pod netns are found under the prefix', { skip: needsRoot }, async (t) => {
+  const w = await makeDhcpLan(t);
+  const prefix = tempDir(t, 'cnits-dhcp-host-');
+  const { pod, att } = await dhcpPod(t, { node: w.node, socketPath: join(prefix, 'dhcp.sock') }, 'dh-prefix');
+  // The pod's netns as the container would see it: the node's /run/netns/<pod> under the prefix.
+  const seen = join(prefix, pod.path);
+  mkdirSync(dirname(seen), { recursive: true });
+  writeFileSync(seen, '');
+  await run('mount', ['--bind', pod.path, seen]);
+  t.teardown(() => tryRun('umount', [seen]));
+  const before = ['/dhcp.sock', '/state'].filter((p) => existsSync(p));
+  const dir = { dir: prefix, socketPath: join(prefix, 'dhcp.sock'), stateDir: '/state' };
+  // The later -socketpath wins, as with Go's flag package: the path inside the prefix.
+  await startDhcpDaemon(t, w.node, dir, ['-hostprefix', prefix, '-socketpath', '/dhcp.sock']);
+  const r = await att.add();
+  t.same(await podInet(pod), [r.ips[0].address], 'the pod got its lease');
+  t.equal(readdirSync(join(prefix, 'state')).filter((f) => f.endsWith('.lease.json')).length, 1, 'the lease is kept under the prefix');
+  t.same(
+    ['/dhcp.sock', '/state'].filter((p) => existsSync(p)),
+    before,
+    'nothing made outside it',
+  );
+  await att.del();
+  t.same(readdirSync(join(prefix, 'state')), [], 'DEL forgets the lease');
 });
